@@ -1,0 +1,63 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Out-of-tree build of the RDS zero-copy modules, and the project's entry
+# points.  See README.
+#
+#   make              build the modules for KDIR into build/<release>/
+#   make modules-all  build for the newest installed 6.1 and 6.12 headers
+#   make deps         install every Debian package the build and bench need
+#   make demo         two guests exchanging RDS datagrams, explained
+#   make check        static checks, then the selftests in guests;
+#                     ends with "N passed, M failed"
+#   make clean
+
+SHELL := /bin/bash
+TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+
+# The running kernel's build tree if it has one, else the newest Debian
+# amd64 headers installed.
+KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
+	$(lastword $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V)))
+
+# Newest installed headers of each kernel series the project supports.
+headers_for = $(lastword $(shell ls -d /usr/src/linux-headers-$(1).*-amd64 2>/dev/null | grep -v -- '-rt-' | sort -V))
+KDIR_6_1 := $(call headers_for,6.1)
+KDIR_6_12 := $(call headers_for,6.12)
+
+krelease = $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' $(1)/include/generated/utsrelease.h 2>/dev/null)
+
+SELFTESTS := tools/testing/selftests/net/rds
+
+.PHONY: all modules modules-all deps demo check selftests clean help
+
+all: modules
+
+# Build in build/<release>/, a tree of links to the sources, so builds for
+# several kernels coexist and the source tree stays clean.
+modules:
+	@test -n "$(KDIR)" -a -d "$(KDIR)" || { echo "no kernel build tree: run 'make deps' or set KDIR" >&2; exit 1; }
+	@$(TOP)/tools/testing/build-modules.sh "$(KDIR)" $(if $(W),W=$(W)) $(if $(C),C=$(C))
+
+modules-all:
+	@test -n "$(KDIR_6_1)" -a -n "$(KDIR_6_12)" || { echo "6.1 and 6.12 headers needed: run 'make deps'" >&2; exit 1; }
+	@$(TOP)/tools/testing/build-modules.sh "$(KDIR_6_1)" $(if $(W),W=$(W)) $(if $(C),C=$(C))
+	@$(TOP)/tools/testing/build-modules.sh "$(KDIR_6_12)" $(if $(W),W=$(W)) $(if $(C),C=$(C))
+
+deps:
+	@$(TOP)/tools/testing/install-deps.sh
+
+selftests:
+	@$(MAKE) -s -C $(SELFTESTS)
+
+demo:
+	@$(TOP)/tools/testing/demo.sh
+
+check:
+	@$(TOP)/tools/testing/check.sh
+
+clean:
+	rm -rf $(TOP)/build
+	@$(MAKE) -s -C $(SELFTESTS) clean 2>/dev/null || true
+
+help:
+	@echo "targets: all modules modules-all deps demo check selftests clean"

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The bind table: which socket owns a local (address, port) in a network
+ * namespace.  Lookups are lock-free and return a referenced socket.
+ */
+#ifndef _RDS_ZC_BIND_H
+#define _RDS_ZC_BIND_H
+
+#include <linux/types.h>
+
+struct net;
+struct rds_sock;
+
+int rds_bind_insert(struct rds_sock *rs, __be32 addr, __be16 *port);
+void rds_bind_remove(struct rds_sock *rs);
+struct rds_sock *rds_bind_lookup(const struct net *net, __be32 addr,
+				 __be16 port);
+
+#endif /* _RDS_ZC_BIND_H */

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Local delivery between sockets of one host.
+ *
+ * The sender's message is shared with the receiver: the payload is
+ * copied once from the sender and once to the receiver.  Delivery happens
+ * in the sender's context, so messages from one sender arrive in the
+ * order they were sent, and a send returns only once its message is
+ * queued on the receiver (or dropped because no socket is bound there).
+ */
+#include <linux/errno.h>
+#include <linux/gfp.h>
+#include <net/route.h>
+#include <uapi/linux/rds.h>
+
+#include "loop.h"
+#include "message.h"
+#include "stats.h"
+#include "transport.h"
+
+const struct rds_transport rds_loop_transport = {
+	.name	= "loopback",
+	.type	= RDS_TRANS_LOOP,
+};
+
+/**
+ * rds_loop_addr_is_local() - is @addr an address of this host?
+ * @net: namespace to look in
+ * @addr: IPv4 address
+ *
+ * Return: true for any address that routes locally (127/8 included).
+ */
+bool rds_loop_addr_is_local(struct net *net, __be32 addr)
+{
+	return inet_addr_type(net, addr) == RTN_LOCAL;
+}
+
+/**
+ * rds_loop_xmit() - deliver a message to a socket of this host
+ * @net: the sender's namespace
+ * @m: the message; the receiver takes its own reference
+ * @saddr: sender's bound address
+ * @sport: sender's bound port
+ * @daddr: destination, a local address
+ * @dport: destination port
+ *
+ * Context: process context.
+ * Return: 0 (also when nobody is bound at the destination), or -ENOMEM.
+ */
+int rds_loop_xmit(struct net *net, struct rds_msg *m, __be32 saddr,
+		  __be16 sport, __be32 daddr, __be16 dport)
+{
+	struct rds_incoming *inc;
+
+	inc = rds_inc_alloc(m, GFP_KERNEL);
+	if (!inc)
+		return -ENOMEM;
+	inc->saddr = saddr;
+	inc->sport = sport;
+	inc->daddr = daddr;
+	inc->dport = dport;
+	rds_stat_inc(RDS_STAT_SEND_LOCAL);
+	rds_zc_deliver(net, inc);
+	return 0;
+}

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Messages: allocation, copies to and from user memory, and lifetime.
+ *
+ * Payload lives in order-0 pages so that a transport can DMA-map it as a
+ * scatter list without copying.  Pages are charged to the allocating
+ * task's memory cgroup.
+ */
+#include <linux/gfp.h>
+#include <linux/mm.h>
+#include <linux/overflow.h>
+#include <linux/slab.h>
+#include <linux/uio.h>
+
+#include "message.h"
+
+/**
+ * rds_msg_alloc() - allocate a message able to hold @len payload bytes
+ * @len: payload length, at most RDS_MAX_MSG_SIZE
+ * @gfp: allocation flags
+ *
+ * Return: a message with one reference, its pages unfilled, or NULL.
+ */
+struct rds_msg *rds_msg_alloc(size_t len, gfp_t gfp)
+{
+	unsigned int nr = DIV_ROUND_UP(len, PAGE_SIZE);
+	struct rds_msg *m;
+	unsigned int i;
+
+	if (WARN_ON_ONCE(len > RDS_MAX_MSG_SIZE))
+		return NULL;
+
+	m = kvzalloc(struct_size(m, pages, nr), gfp);
+	if (!m)
+		return NULL;
+	refcount_set(&m->refs, 1);
+	m->len = len;
+	for (i = 0; i < nr; i++) {
+		m->pages[i] = alloc_page(gfp | __GFP_ACCOUNT | __GFP_NOWARN);
+		if (!m->pages[i])
+			goto out_free;
+		m->nr_pages++;
+	}
+	return m;
+
+out_free:
+	rds_msg_put(m);
+	return NULL;
+}
+
+/**
+ * rds_msg_copy_from_iter() - fill a new message from user memory
+ * @m: message from rds_msg_alloc(), not yet shared
+ * @from: source, at least @m->len bytes
+ *
+ * Return: 0, or -EFAULT if any byte could not be read.
+ */
+int rds_msg_copy_from_iter(struct rds_msg *m, struct iov_iter *from)
+{
+	size_t left = m->len;
+	unsigned int i;
+
+	for (i = 0; left; i++) {
+		size_t n = min_t(size_t, left, PAGE_SIZE);
+
+		if (copy_page_from_iter(m->pages[i], 0, n, from) != n)
+			return -EFAULT;
+		left -= n;
+	}
+	return 0;
+}
+
+/**
+ * rds_msg_copy_to_iter() - copy the first @len payload bytes to a reader
+ * @m: message
+ * @len: bytes to copy, at most @m->len
+ * @to: destination
+ *
+ * Return: @len, or -EFAULT if any byte could not be written.  On a fault
+ * @to is advanced by an unspecified amount.
+ */
+int rds_msg_copy_to_iter(const struct rds_msg *m, size_t len,
+			 struct iov_iter *to)
+{
+	size_t left = len;
+	unsigned int i;
+
+	for (i = 0; left; i++) {
+		size_t n = min_t(size_t, left, PAGE_SIZE);
+
+		if (copy_page_to_iter(m->pages[i], 0, n, to) != n)
+			return -EFAULT;
+		left -= n;
+	}
+	return len;
+}
+
+/**
+ * rds_msg_put() - drop a reference; the last one frees the message
+ * @m: message, may be NULL
+ */
+void rds_msg_put(struct rds_msg *m)
+{
+	unsigned int i;
+
+	if (!m || !refcount_dec_and_test(&m->refs))
+		return;
+	for (i = 0; i < m->nr_pages; i++)
+		__free_page(m->pages[i]);
+	kvfree(m);
+}
+
+/**
+ * rds_inc_alloc() - wrap a message for queueing on one receiver
+ * @m: message; the new incoming takes its own reference
+ * @gfp: allocation flags
+ *
+ * Return: the incoming, addresses unset, or NULL.
+ */
+struct rds_incoming *rds_inc_alloc(struct rds_msg *m, gfp_t gfp)
+{
+	struct rds_incoming *inc;
+
+	inc = kzalloc(sizeof(*inc), gfp);
+	if (!inc)
+		return NULL;
+	INIT_LIST_HEAD(&inc->item);
+	inc->msg = rds_msg_get(m);
+	return inc;
+}
+
+/**
+ * rds_inc_free() - free an incoming that is on no queue
+ * @inc: incoming, may be NULL
+ */
+void rds_inc_free(struct rds_incoming *inc)
+{
+	if (!inc)
+		return;
+	rds_msg_put(inc->msg);
+	kfree(inc);
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Messages: the payload of one datagram, and an incoming message queued
+ * on a receiving socket.
+ *
+ * A struct rds_msg holds a datagram's payload in whole pages.  It is
+ * immutable once filled and reference counted: the sender's queue, a
+ * transport and each receiver of a local delivery may share it.
+ *
+ * A struct rds_incoming is one message queued for one socket.  It owns a
+ * reference on its rds_msg and carries the addresses the receiver sees.
+ */
+#ifndef _RDS_ZC_MESSAGE_H
+#define _RDS_ZC_MESSAGE_H
+
+#include <linux/list.h>
+#include <linux/refcount.h>
+#include <linux/types.h>
+#include <linux/uio.h>
+
+/* The largest datagram RDS carries, by protocol (RDS 3.1). */
+#define RDS_MAX_MSG_SIZE	(1024 * 1024)
+
+struct rds_msg {
+	refcount_t	refs;
+	size_t		len;		/* payload bytes */
+	unsigned int	nr_pages;
+	struct page	*pages[];	/* DIV_ROUND_UP(len, PAGE_SIZE) */
+};
+
+struct rds_incoming {
+	struct list_head item;		/* on rds_sock.recv_queue */
+	struct rds_msg	*msg;		/* reference owned */
+	__be32		saddr;
+	__be32		daddr;
+	__be16		sport;
+	__be16		dport;
+};
+
+struct rds_msg *rds_msg_alloc(size_t len, gfp_t gfp);
+int rds_msg_copy_from_iter(struct rds_msg *m, struct iov_iter *from);
+int rds_msg_copy_to_iter(const struct rds_msg *m, size_t len,
+			 struct iov_iter *to);
+void rds_msg_put(struct rds_msg *m);
+
+static inline struct rds_msg *rds_msg_get(struct rds_msg *m)
+{
+	refcount_inc(&m->refs);
+	return m;
+}
+
+struct rds_incoming *rds_inc_alloc(struct rds_msg *m, gfp_t gfp);
+void rds_inc_free(struct rds_incoming *inc);
+
+#endif /* _RDS_ZC_MESSAGE_H */

@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Receiving: queueing delivered messages on a socket, accounting them
+ * against its receive buffer, and handing them to recvmsg().
+ *
+ * A socket's port becomes congested when its queue holds more than half
+ * of SO_RCVBUF (rds_sk_rcvbuf()) and uncongested again when a read takes
+ * it below a quarter.  Queueing never fails for lack of room: senders are
+ * held back by congestion before they send, and whatever was already on
+ * its way is accepted, so no message is ever lost on a live socket.
+ */
+#include <linux/errno.h>
+#include <linux/in.h>
+#include <linux/module.h>
+#include <linux/socket.h>
+#include <net/sock.h>
+#include <uapi/linux/rds.h>
+
+#include "bind.h"
+#include "message.h"
+#include "recv.h"
+#include "sock.h"
+#include "stats.h"
+#include "transport.h"
+
+/* Caller holds rs->recv_lock. */
+static void rds_recv_account(struct rds_sock *rs, long delta)
+{
+	rs->rcv_bytes += delta;
+	if (!rs->cong_map)
+		return;
+	if (!rs->congested && rs->rcv_bytes > rds_sk_rcvbuf(rs)) {
+		rs->congested = true;
+		rds_cong_set_port(rs->cong_map, rs->bound_port);
+	} else if (rs->congested && rs->rcv_bytes < rds_sk_rcvbuf(rs) / 2) {
+		rs->congested = false;
+		rds_cong_clear_port(rs->cong_map, rs->bound_port);
+	}
+}
+
+/*
+ * Queue @inc on @rs, or free it if the socket was released.
+ * Return: true if queued.
+ */
+static bool rds_recv_queue(struct rds_sock *rs, struct rds_incoming *inc)
+{
+	bool queued = false;
+
+	spin_lock_bh(&rs->recv_lock);
+	if (!rs->dead) {
+		list_add_tail(&inc->item, &rs->recv_queue);
+		rds_recv_account(rs, inc->msg->len);
+		queued = true;
+	}
+	spin_unlock_bh(&rs->recv_lock);
+
+	if (!queued) {
+		rds_stat_inc(RDS_STAT_RECV_DROP_CLOSED);
+		rds_inc_free(inc);
+		return false;
+	}
+	rds_stat_inc(RDS_STAT_RECV_QUEUED);
+	rs->sk.sk_data_ready(&rs->sk);
+	return true;
+}
+
+/**
+ * rds_zc_deliver() - hand a received message to its socket
+ * @net: namespace the message arrived in
+ * @inc: the message, with daddr/dport naming the receiver; consumed
+ *
+ * A message for a port nobody is bound to is dropped, as RDS always did:
+ * the sender is not told.
+ *
+ * Context: any; does not sleep.
+ */
+void rds_zc_deliver(struct net *net, struct rds_incoming *inc)
+{
+	struct rds_sock *rs;
+
+	rs = rds_bind_lookup(net, inc->daddr, inc->dport);
+	if (!rs) {
+		rds_stat_inc(RDS_STAT_RECV_DROP_NO_SOCK);
+		rds_inc_free(inc);
+		return;
+	}
+	rds_recv_queue(rs, inc);
+	sock_put(&rs->sk);
+}
+EXPORT_SYMBOL_GPL(rds_zc_deliver);
+
+/**
+ * rds_recv_readable() - would recvmsg() return something now?
+ * @rs: the socket
+ *
+ * Return: true if a message or a congestion notification is waiting.
+ */
+bool rds_recv_readable(struct rds_sock *rs)
+{
+	bool ret;
+
+	spin_lock_bh(&rs->recv_lock);
+	ret = !list_empty(&rs->recv_queue);
+	spin_unlock_bh(&rs->recv_lock);
+	return ret || rds_cong_monitor_pending(&rs->cong_mon);
+}
+
+/**
+ * rds_recv_purge() - drop everything queued and refuse new messages
+ * @rs: a socket being released, already out of the bind table
+ */
+void rds_recv_purge(struct rds_sock *rs)
+{
+	struct rds_incoming *inc, *tmp;
+	LIST_HEAD(dropped);
+
+	spin_lock_bh(&rs->recv_lock);
+	rs->dead = true;
+	list_splice_init(&rs->recv_queue, &dropped);
+	rds_recv_account(rs, -(long)rs->rcv_bytes);
+	spin_unlock_bh(&rs->recv_lock);
+
+	list_for_each_entry_safe(inc, tmp, &dropped, item) {
+		rds_stat_inc(RDS_STAT_RECV_PURGED);
+		rds_inc_free(inc);
+	}
+}
+
+static struct rds_incoming *rds_recv_head(struct rds_sock *rs)
+{
+	struct rds_incoming *inc;
+
+	spin_lock_bh(&rs->recv_lock);
+	inc = list_first_entry_or_null(&rs->recv_queue, struct rds_incoming,
+				       item);
+	spin_unlock_bh(&rs->recv_lock);
+	return inc;
+}
+
+static void rds_recv_dequeue(struct rds_sock *rs, struct rds_incoming *inc)
+{
+	spin_lock_bh(&rs->recv_lock);
+	list_del_init(&inc->item);
+	rds_recv_account(rs, -(long)inc->msg->len);
+	spin_unlock_bh(&rs->recv_lock);
+	rds_inc_free(inc);
+}
+
+/* An empty message carrying the mask of ports that became uncongested. */
+static int rds_recv_cong_notify(struct rds_sock *rs, struct msghdr *msg)
+{
+	u64 notify = rds_cong_monitor_peek(&rs->cong_mon);
+	int ret;
+
+	if (!notify)
+		return -EAGAIN;
+	ret = put_cmsg(msg, SOL_RDS, RDS_CMSG_CONG_UPDATE, sizeof(notify),
+		       &notify);
+	if (ret)
+		return ret;	/* still pending for the next reader */
+	rds_cong_monitor_ack(&rs->cong_mon, notify);
+	return 0;
+}
+
+static void rds_recv_fill_name(struct msghdr *msg,
+			       const struct rds_incoming *inc)
+{
+	DECLARE_SOCKADDR(struct sockaddr_in *, sin, msg->msg_name);
+
+	if (!sin)
+		return;
+	memset(sin, 0, sizeof(*sin));
+	sin->sin_family = AF_INET;
+	sin->sin_port = inc->sport;
+	sin->sin_addr.s_addr = inc->saddr;
+	msg->msg_namelen = sizeof(*sin);
+}
+
+/*
+ * Copy the head of the queue to the reader.  Caller holds recv_mutex, so
+ * the head cannot be taken by anyone else meanwhile.
+ * Return: bytes for recvmsg() to return, -EAGAIN if the queue is empty.
+ */
+static int rds_recv_one(struct rds_sock *rs, struct msghdr *msg,
+			size_t size, int flags)
+{
+	struct rds_incoming *inc = rds_recv_head(rs);
+	size_t len, n;
+	int ret;
+
+	if (!inc)
+		return -EAGAIN;
+	len = inc->msg->len;
+	n = min(size, len);
+	ret = rds_msg_copy_to_iter(inc->msg, n, &msg->msg_iter);
+	if (ret < 0)
+		return ret;	/* the message stays queued */
+
+	if (n < len) {
+		msg->msg_flags |= MSG_TRUNC;
+		if (flags & MSG_TRUNC)
+			ret = len;
+	}
+	rds_recv_fill_name(msg, inc);
+	if (!(flags & MSG_PEEK)) {
+		rds_stat_inc(RDS_STAT_RECV_DELIVERED);
+		rds_stat_add(RDS_STAT_RECV_BYTES, len);
+		rds_recv_dequeue(rs, inc);
+	}
+	return ret;
+}
+
+/**
+ * rds_recvmsg() - receive one datagram or one notification
+ * @sock: the socket
+ * @msg: where the payload, name and control messages go
+ * @size: room for payload
+ * @flags: MSG_DONTWAIT, MSG_PEEK, MSG_TRUNC are honoured
+ *
+ * Pending congestion notifications are returned first, as an empty
+ * message with an RDS_CMSG_CONG_UPDATE control message.
+ *
+ * Return: bytes received (the full length with MSG_TRUNC), or a negative
+ * errno: -EAGAIN when nothing is queued and the call may not wait or its
+ * SO_RCVTIMEO ran out, -EINTR/-ERESTARTSYS on a signal, -EFAULT if the
+ * buffer cannot be written (the message stays queued).
+ */
+int rds_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
+		int flags)
+{
+	struct sock *sk = sock->sk;
+	struct rds_sock *rs = rds_sk(sk);
+	long timeo = sock_rcvtimeo(sk, flags & MSG_DONTWAIT);
+	const long timeo_set = timeo;
+	int ret;
+
+	if (flags & (MSG_OOB | MSG_ERRQUEUE))
+		return -EOPNOTSUPP;
+
+	for (;;) {
+		if (mutex_lock_interruptible(&rs->recv_mutex))
+			return sock_intr_errno(timeo_set);
+		ret = rds_recv_cong_notify(rs, msg);
+		if (ret == -EAGAIN)
+			ret = rds_recv_one(rs, msg, size, flags);
+		mutex_unlock(&rs->recv_mutex);
+		if (ret != -EAGAIN || !timeo)
+			return ret;
+
+		timeo = wait_event_interruptible_timeout(*sk_sleep(sk),
+							 rds_recv_readable(rs),
+							 timeo);
+		if (timeo < 0)
+			return sock_intr_errno(timeo_set);
+		if (!timeo)
+			return -EAGAIN;
+	}
+}

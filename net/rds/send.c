@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Sending: validating a sendmsg() call, building its message, waiting out
+ * congestion at the destination, and handing the message on.
+ *
+ * Checks run in the order the distribution's RDS runs them, so that a call
+ * with several faults fails with the same errno: flags, destination,
+ * binding, control messages, size, user memory, congestion.
+ */
+#include <linux/errno.h>
+#include <linux/in.h>
+#include <linux/socket.h>
+#include <net/sock.h>
+#include <uapi/linux/rds.h>
+
+#include "loop.h"
+#include "message.h"
+#include "send.h"
+#include "sock.h"
+#include "stats.h"
+
+/* MSG_NOSIGNAL is meaningless for RDS, but harmless: accept it. */
+#define RDS_SEND_FLAGS	(MSG_DONTWAIT | MSG_NOSIGNAL | MSG_CMSG_COMPAT)
+
+/* Where the message goes: msg_name, else the connect()ed destination. */
+static int rds_send_dest(struct rds_sock *rs, struct msghdr *msg,
+			 __be32 *daddr, __be16 *dport)
+{
+	DECLARE_SOCKADDR(struct sockaddr_in *, sin, msg->msg_name);
+
+	if (!msg->msg_namelen) {
+		lock_sock(&rs->sk);
+		*daddr = rs->conn_addr;
+		*dport = rs->conn_port;
+		release_sock(&rs->sk);
+		return 0;
+	}
+	if (msg->msg_namelen < sizeof(*sin))
+		return -EINVAL;
+	if (sin->sin_family == AF_INET6)
+		return -EAFNOSUPPORT;
+	if (sin->sin_family != AF_INET)
+		return -EINVAL;
+	if (sin->sin_addr.s_addr == htonl(INADDR_ANY) ||
+	    sin->sin_addr.s_addr == htonl(INADDR_BROADCAST) ||
+	    ipv4_is_multicast(sin->sin_addr.s_addr))
+		return -EINVAL;
+	*daddr = sin->sin_addr.s_addr;
+	*dport = sin->sin_port;
+	return 0;
+}
+
+/*
+ * Control messages.  Those of other levels are ignored, as by every
+ * datagram socket.  RDMA and atomics need a transport that carries them;
+ * local delivery does not.
+ */
+static int rds_send_check_cmsgs(struct msghdr *msg)
+{
+	struct cmsghdr *cmsg;
+
+	for_each_cmsghdr(cmsg, msg) {
+		if (!CMSG_OK(msg, cmsg))
+			return -EINVAL;
+		if (cmsg->cmsg_level != SOL_RDS)
+			continue;
+		switch (cmsg->cmsg_type) {
+		case RDS_CMSG_RDMA_ARGS:
+		case RDS_CMSG_RDMA_DEST:
+		case RDS_CMSG_RDMA_MAP:
+		case RDS_CMSG_ATOMIC_FADD:
+		case RDS_CMSG_ATOMIC_CSWP:
+		case RDS_CMSG_MASKED_ATOMIC_FADD:
+		case RDS_CMSG_MASKED_ATOMIC_CSWP:
+		case RDS_CMSG_ZCOPY_COOKIE:
+			return -EOPNOTSUPP;
+		default:
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/**
+ * rds_sendmsg() - send one datagram
+ * @sock: the socket, bound
+ * @msg: payload, destination and control messages
+ * @len: payload length, at most 1 MiB and half of SO_SNDBUF
+ *
+ * Return: @len, or a negative errno: -EOPNOTSUPP for unsupported flags or
+ * control messages, -EINVAL for a bad destination, -ENOTCONN when unbound
+ * or without destination, -EMSGSIZE, -EFAULT, -ENOBUFS when the
+ * destination port is congested and MSG_DONTWAIT is set, -EAGAIN when
+ * SO_SNDTIMEO ran out, -EINTR/-ERESTARTSYS on a signal, -ENETUNREACH for
+ * a destination no transport reaches.
+ */
+int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
+{
+	struct sock *sk = sock->sk;
+	struct rds_sock *rs = rds_sk(sk);
+	struct net *net = sock_net(sk);
+	bool nonblock = msg->msg_flags & MSG_DONTWAIT;
+	long timeo = sock_sndtimeo(sk, nonblock);
+	__be32 saddr, daddr;
+	__be16 sport, dport;
+	struct rds_msg *m;
+	unsigned int gen;
+	int ret;
+
+	if (msg->msg_flags & ~RDS_SEND_FLAGS)
+		return -EOPNOTSUPP;
+	ret = rds_send_dest(rs, msg, &daddr, &dport);
+	if (ret)
+		return ret;
+
+	lock_sock(sk);
+	saddr = rs->bound_addr;
+	sport = rs->bound_port;
+	release_sock(sk);
+	if (!sport || !daddr)
+		return -ENOTCONN;
+
+	ret = rds_send_check_cmsgs(msg);
+	if (ret)
+		return ret;
+	if (len > RDS_MAX_MSG_SIZE || len > rds_sk_sndbuf(rs))
+		return -EMSGSIZE;
+
+	m = rds_msg_alloc(len, GFP_KERNEL);
+	if (!m)
+		return -ENOMEM;
+	ret = rds_msg_copy_from_iter(m, &msg->msg_iter);
+	if (ret)
+		goto out;
+
+	if (!rds_loop_addr_is_local(net, daddr)) {
+		ret = -ENETUNREACH;
+		goto out;
+	}
+
+	/* Read before the test, so that poll() sees any later change. */
+	gen = rds_cong_generation();
+	ret = rds_cong_wait(net, daddr, dport, nonblock, &timeo, &rs->cong_mon);
+	if (ret) {
+		if (ret == -ENOBUFS) {
+			WRITE_ONCE(rs->cong_seen_gen, gen);
+			WRITE_ONCE(rs->cong_seen, true);
+		}
+		goto out;
+	}
+
+	ret = rds_loop_xmit(net, m, saddr, sport, daddr, dport);
+	if (ret)
+		goto out;
+	rds_stat_inc(RDS_STAT_SEND_MSGS);
+	rds_stat_add(RDS_STAT_SEND_BYTES, len);
+	ret = len;
+out:
+	rds_msg_put(m);
+	return ret;
+}

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The RDS socket.
+ *
+ * Lifetime: a socket is reference counted as a struct sock.  Once bound it
+ * is reachable from the bind table under RCU (SOCK_RCU_FREE is set), and
+ * deliverers take a reference with refcount_inc_not_zero() before
+ * touching it.  release() unhashes it, then marks it dead under recv_lock,
+ * so nothing is queued on it afterwards.
+ *
+ * Locking:
+ *  - lock_sock() protects the binding, the default destination, the
+ *    transport and tos: bound_addr, bound_port, conn_addr, conn_port,
+ *    trans, cong_map, tos.  The bound fields never change once set, so
+ *    readers on the data path may read them without the lock after seeing
+ *    bound_port != 0 (with READ_ONCE).
+ *  - recv_lock (bottom halves off) protects recv_queue, rcv_bytes,
+ *    congested and dead.  It is taken by deliverers in any context.
+ *  - recv_mutex serialises readers, so the head of recv_queue stays put
+ *    while one of them copies it to user memory.
+ *  - cong_mon is protected by the congestion code's monitor lock.
+ */
+#ifndef _RDS_ZC_SOCK_H
+#define _RDS_ZC_SOCK_H
+
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <net/sock.h>
+
+#include "cong.h"
+
+struct rds_transport;
+
+struct rds_sock {
+	struct sock	sk;		/* first: rds_sk() casts */
+
+	/* Under lock_sock(). */
+	__be32		bound_addr;
+	__be16		bound_port;	/* 0 until bound */
+	__be32		conn_addr;	/* 0 until connect() */
+	__be16		conn_port;
+	const struct rds_transport *trans;	/* module pinned */
+	struct rds_cong_map *cong_map;	/* of bound_addr, while bound */
+	u8		tos;
+
+	bool		recverr;	/* RDS_RECVERR */
+
+	/* In the bind table, under its lock; walked under RCU. */
+	struct hlist_node bind_node;
+
+	/* Under recv_lock. */
+	spinlock_t	recv_lock;
+	struct list_head recv_queue;	/* of struct rds_incoming */
+	size_t		rcv_bytes;	/* payload bytes on recv_queue */
+	bool		congested;	/* our port's bit is set */
+	bool		dead;		/* released: queue nothing */
+
+	struct mutex	recv_mutex;	/* one reader at a time */
+
+	struct rds_cong_monitor cong_mon;
+	/* Set by a send refused with ENOBUFS, cleared by poll() reporting it. */
+	unsigned int	cong_seen_gen;	/* congestion generation at refusal */
+	bool		cong_seen;
+};
+
+static inline struct rds_sock *rds_sk(const struct sock *sk)
+{
+	return container_of(sk, struct rds_sock, sk);
+}
+
+/* A message may use at most half of the buffers, as in RDS since 2.6. */
+static inline int rds_sk_sndbuf(const struct rds_sock *rs)
+{
+	return READ_ONCE(rs->sk.sk_sndbuf) / 2;
+}
+
+static inline int rds_sk_rcvbuf(const struct rds_sock *rs)
+{
+	return READ_ONCE(rs->sk.sk_rcvbuf) / 2;
+}
+
+#endif /* _RDS_ZC_SOCK_H */

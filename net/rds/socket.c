@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The PF_RDS socket family: creation, binding, connecting, naming,
+ * polling, options and release.  Sending and receiving live in send.c
+ * and recv.c.
+ */
+#include <linux/errno.h>
+#include <linux/in.h>
+#include <linux/net.h>
+#include <linux/poll.h>
+#include <linux/socket.h>
+#include <linux/sockptr.h>
+#include <linux/uaccess.h>
+#include <net/sock.h>
+#include <uapi/linux/rds.h>
+
+#include "bind.h"
+#include "loop.h"
+#include "recv.h"
+#include "send.h"
+#include "sock.h"
+#include "socket.h"
+#include "stats.h"
+#include "transport_core.h"
+
+static struct proto rds_proto = {
+	.name		= "RDS_ZC",
+	.owner		= THIS_MODULE,
+	.obj_size	= sizeof(struct rds_sock),
+};
+
+static const struct proto_ops rds_proto_ops;
+
+static void rds_sock_cong_wake(struct rds_cong_monitor *mon)
+{
+	struct rds_sock *rs = container_of(mon, struct rds_sock, cong_mon);
+
+	rs->sk.sk_data_ready(&rs->sk);
+}
+
+static int rds_create(struct net *net, struct socket *sock, int protocol,
+		      int kern)
+{
+	struct rds_sock *rs;
+	struct sock *sk;
+
+	if (sock->type != SOCK_SEQPACKET || protocol)
+		return -ESOCKTNOSUPPORT;
+
+	sk = sk_alloc(net, PF_RDS, GFP_KERNEL, &rds_proto, kern);
+	if (!sk)
+		return -ENOMEM;
+	sock_init_data(sock, sk);
+	sock->ops = &rds_proto_ops;
+	sk->sk_protocol = protocol;
+
+	rs = rds_sk(sk);
+	INIT_HLIST_NODE(&rs->bind_node);
+	spin_lock_init(&rs->recv_lock);
+	INIT_LIST_HEAD(&rs->recv_queue);
+	mutex_init(&rs->recv_mutex);
+	rds_cong_monitor_init(&rs->cong_mon, net, rds_sock_cong_wake);
+	rds_stat_inc(RDS_STAT_SOCK_CREATED);
+	return 0;
+}
+
+static int rds_release(struct socket *sock)
+{
+	struct sock *sk = sock->sk;
+	struct rds_sock *rs;
+
+	if (!sk)
+		return 0;
+	rs = rds_sk(sk);
+
+	sock_orphan(sk);
+	rds_cong_monitor_enable(&rs->cong_mon, false);
+	rds_bind_remove(rs);
+	rds_recv_purge(rs);
+
+	lock_sock(sk);
+	rds_cong_map_put(rs->cong_map);
+	rs->cong_map = NULL;
+	if (rs->trans != &rds_loop_transport)
+		rds_transport_put(rs->trans);
+	rs->trans = NULL;
+	release_sock(sk);
+
+	mutex_destroy(&rs->recv_mutex);
+	sock->sk = NULL;
+	rds_stat_inc(RDS_STAT_SOCK_RELEASED);
+	sock_put(sk);
+	return 0;
+}
+
+/* The sockaddr_in checks bind() and connect() share. */
+static int rds_check_sin(const struct sockaddr *uaddr, int len,
+			 struct sockaddr_in **sinp)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)uaddr;
+
+	if (len < (int)offsetofend(struct sockaddr, sa_family))
+		return -EINVAL;
+	if (uaddr->sa_family == AF_INET6)
+		return -EAFNOSUPPORT;
+	if (uaddr->sa_family != AF_INET || len < (int)sizeof(*sin))
+		return -EINVAL;
+	*sinp = sin;
+	return 0;
+}
+
+/*
+ * Choose the transport for a local address: the one set with
+ * SO_RDS_TRANSPORT, else a registered transport that claims the address,
+ * else local delivery if the address is ours.
+ */
+static int rds_bind_transport(struct rds_sock *rs, __be32 addr)
+{
+	struct net *net = sock_net(&rs->sk);
+
+	if (rs->trans) {
+		if (!rs->trans->laddr_check ||
+		    rs->trans->laddr_check(net, addr))
+			return -ENOPROTOOPT;
+		return 0;
+	}
+	rs->trans = rds_transport_for_addr(net, addr);
+	if (rs->trans)
+		return 0;
+	if (!rds_loop_addr_is_local(net, addr))
+		return -EADDRNOTAVAIL;
+	rs->trans = &rds_loop_transport;
+	return 0;
+}
+
+static int rds_bind(struct socket *sock, struct sockaddr *uaddr, int len)
+{
+	struct sock *sk = sock->sk;
+	struct rds_sock *rs = rds_sk(sk);
+	const struct rds_transport *preset;
+	struct rds_cong_map *map;
+	struct sockaddr_in *sin;
+	__be32 addr;
+	__be16 port;
+	int ret;
+
+	ret = rds_check_sin(uaddr, len, &sin);
+	if (ret)
+		return ret;
+	addr = sin->sin_addr.s_addr;
+	port = sin->sin_port;
+	if (addr == htonl(INADDR_ANY) || addr == htonl(INADDR_BROADCAST) ||
+	    ipv4_is_multicast(addr))
+		return -EINVAL;
+
+	lock_sock(sk);
+	if (rs->bound_port) {		/* RDS sockets bind once */
+		ret = -EINVAL;
+		goto out;
+	}
+	preset = rs->trans;
+	ret = rds_bind_transport(rs, addr);
+	if (ret)
+		goto out;
+
+	map = rds_cong_map_get(sock_net(sk), addr);
+	if (!map) {
+		ret = -ENOMEM;
+		goto out_trans;
+	}
+	sock_set_flag(sk, SOCK_RCU_FREE);
+	ret = rds_bind_insert(rs, addr, &port);
+	if (ret)
+		goto out_map;
+	rs->cong_map = map;
+	rds_stat_inc(RDS_STAT_SOCK_BOUND);
+	release_sock(sk);
+	return 0;
+
+out_map:
+	rds_cong_map_put(map);
+out_trans:
+	if (!preset) {
+		if (rs->trans != &rds_loop_transport)
+			rds_transport_put(rs->trans);
+		rs->trans = NULL;
+	}
+out:
+	release_sock(sk);
+	return ret;
+}
+
+static int rds_connect(struct socket *sock, struct sockaddr *uaddr, int len,
+		       int flags)
+{
+	struct sock *sk = sock->sk;
+	struct rds_sock *rs = rds_sk(sk);
+	struct sockaddr_in *sin;
+	__be32 addr;
+	int ret;
+
+	ret = rds_check_sin(uaddr, len, &sin);
+	if (ret)
+		return ret;
+	addr = sin->sin_addr.s_addr;
+	if (addr == htonl(INADDR_ANY))
+		return -EDESTADDRREQ;
+	if (addr == htonl(INADDR_BROADCAST) || ipv4_is_multicast(addr))
+		return -EINVAL;
+
+	lock_sock(sk);
+	rs->conn_addr = addr;
+	rs->conn_port = sin->sin_port;
+	release_sock(sk);
+	return 0;
+}
+
+static int rds_getname(struct socket *sock, struct sockaddr *uaddr, int peer)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)uaddr;
+	struct rds_sock *rs = rds_sk(sock->sk);
+	int ret = sizeof(*sin);
+
+	memset(sin, 0, sizeof(*sin));
+	lock_sock(sock->sk);
+	if (peer) {
+		if (!rs->conn_addr) {
+			ret = -ENOTCONN;
+		} else {
+			sin->sin_family = AF_INET;
+			sin->sin_addr.s_addr = rs->conn_addr;
+			sin->sin_port = rs->conn_port;
+		}
+	} else if (rs->bound_port || rs->conn_addr) {
+		/* Connected but unbound reads as AF_INET, address 0. */
+		sin->sin_family = AF_INET;
+		sin->sin_addr.s_addr = rs->bound_addr;
+		sin->sin_port = rs->bound_port;
+	} else {
+		sin->sin_family = AF_UNSPEC;
+	}
+	release_sock(sock->sk);
+	return ret;
+}
+
+static __poll_t rds_poll(struct file *file, struct socket *sock,
+			 poll_table *wait)
+{
+	struct sock *sk = sock->sk;
+	struct rds_sock *rs = rds_sk(sk);
+	__poll_t mask = 0;
+
+	sock_poll_wait(file, sock, wait);
+	if (READ_ONCE(rs->cong_seen))
+		rds_cong_poll_wait(file, wait);
+
+	if (rds_recv_readable(rs))
+		mask |= EPOLLIN | EPOLLRDNORM;
+
+	/*
+	 * Without RDS_CONG_MONITOR, a change of congestion after a send was
+	 * refused with ENOBUFS is reported once, as readable and write-band,
+	 * as RDS always did: it tells the sender to try again.
+	 */
+	if (READ_ONCE(rs->cong_seen) && !READ_ONCE(rs->cong_mon.active) &&
+	    READ_ONCE(rs->cong_seen_gen) != rds_cong_generation()) {
+		WRITE_ONCE(rs->cong_seen, false);
+		mask |= EPOLLIN | EPOLLRDNORM | EPOLLWRBAND;
+	}
+
+	/* Local delivery never queues on the sender. */
+	mask |= EPOLLOUT | EPOLLWRNORM;
+
+	if (sk->sk_err)
+		mask |= EPOLLERR;
+	return mask;
+}
+
+static int rds_ioctl(struct socket *sock, unsigned int cmd, unsigned long arg)
+{
+	struct rds_sock *rs = rds_sk(sock->sk);
+	rds_tos_t __user *utos = (rds_tos_t __user *)arg;
+	rds_tos_t tos;
+	int ret = 0;
+
+	switch (cmd) {
+	case SIOCRDSSETTOS:
+		if (get_user(tos, utos))
+			return -EFAULT;
+		lock_sock(sock->sk);
+		rs->tos = tos;
+		release_sock(sock->sk);
+		break;
+	case SIOCRDSGETTOS:
+		lock_sock(sock->sk);
+		tos = rs->tos;
+		release_sock(sock->sk);
+		if (put_user(tos, utos))
+			ret = -EFAULT;
+		break;
+	default:
+		ret = -ENOIOCTLCMD;
+	}
+	return ret;
+}
+
+static const struct proto_ops rds_proto_ops = {
+	.family		= PF_RDS,
+	.owner		= THIS_MODULE,
+	.release	= rds_release,
+	.bind		= rds_bind,
+	.connect	= rds_connect,
+	.socketpair	= sock_no_socketpair,
+	.accept		= sock_no_accept,
+	.getname	= rds_getname,
+	.poll		= rds_poll,
+	.ioctl		= rds_ioctl,
+	.listen		= sock_no_listen,
+	.shutdown	= sock_no_shutdown,
+	.setsockopt	= rds_setsockopt,
+	.getsockopt	= rds_getsockopt,
+	.sendmsg	= rds_sendmsg,
+	.recvmsg	= rds_recvmsg,
+	.mmap		= sock_no_mmap,
+};
+
+static const struct net_proto_family rds_family_ops = {
+	.family	= PF_RDS,
+	.create	= rds_create,
+	.owner	= THIS_MODULE,
+};
+
+/**
+ * rds_socket_init() - register the PF_RDS family
+ *
+ * Return: 0, or -EEXIST when another module (the distribution's rds)
+ * already owns PF_RDS, or another errno.
+ */
+int rds_socket_init(void)
+{
+	int ret;
+
+	ret = proto_register(&rds_proto, 1);
+	if (ret)
+		return ret;
+	ret = sock_register(&rds_family_ops);
+	if (ret) {
+		if (ret == -EEXIST)
+			pr_err("rds_zc: PF_RDS is already registered, probably by the distribution's rds module; unload it first (rmmod rds_rdma rds_tcp rds)\n");
+		proto_unregister(&rds_proto);
+	}
+	return ret;
+}
+
+/**
+ * rds_socket_exit() - unregister the PF_RDS family
+ *
+ * Context: module exit; no socket exists, each pins the module.
+ */
+void rds_socket_exit(void)
+{
+	sock_unregister(PF_RDS);
+	proto_unregister(&rds_proto);
+}

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Socket options at level SOL_RDS.
+ *
+ * Errno rules follow the distribution's RDS, since programs test for
+ * them: a wrong option length is EINVAL, an unreadable argument EFAULT,
+ * an unknown option or level ENOPROTOOPT.
+ */
+#include <linux/errno.h>
+#include <linux/in.h>
+#include <linux/net.h>
+#include <linux/sockptr.h>
+#include <linux/uaccess.h>
+#include <net/net_namespace.h>
+#include <net/sock.h>
+#include <uapi/linux/rds.h>
+
+#include "sock.h"
+#include "socket.h"
+#include "transport_core.h"
+
+static int rds_opt_bool(bool *opt, sockptr_t optval, unsigned int optlen)
+{
+	int val;
+
+	if (optlen < sizeof(int))
+		return -EINVAL;
+	if (copy_from_sockptr(&val, optval, sizeof(val)))
+		return -EFAULT;
+	*opt = val != 0;
+	return 0;
+}
+
+/*
+ * Drop messages queued for one destination.  Local delivery queues
+ * nothing on the sender, so after validation there is nothing to cancel.
+ */
+static int rds_opt_cancel_sent_to(struct rds_sock *rs, sockptr_t optval,
+				  unsigned int optlen)
+{
+	struct sockaddr_in sin;
+
+	if (!READ_ONCE(rs->bound_port))
+		return -ENOTCONN;
+	if (optlen < sizeof(sin))
+		return -EINVAL;
+	if (copy_from_sockptr(&sin, optval, sizeof(sin)))
+		return -EFAULT;
+	return 0;
+}
+
+/*
+ * Memory registration needs a transport that does RDMA.  None does yet,
+ * so arguments are validated and the call reports "not supported"; a
+ * socket that is not bound has no transport at all.
+ */
+static int rds_opt_get_mr(struct rds_sock *rs, sockptr_t optval,
+			  unsigned int optlen, size_t argsize)
+{
+	union {
+		struct rds_get_mr_args mr;
+		struct rds_get_mr_for_dest_args dest;
+	} args;
+
+	if (optlen != argsize)
+		return -EINVAL;
+	if (copy_from_sockptr(&args, optval, argsize))
+		return -EFAULT;
+	if (!READ_ONCE(rs->bound_port))
+		return -ENOTCONN;
+	return -EOPNOTSUPP;
+}
+
+/*
+ * Cookie 0 names no memory: it succeeds (with INVALIDATE it would flush
+ * every mapping of the socket), and programs use it to probe for RDMA.
+ * No other cookie can exist yet.
+ */
+static int rds_opt_free_mr(sockptr_t optval, unsigned int optlen)
+{
+	struct rds_free_mr_args args;
+
+	if (optlen != sizeof(args))
+		return -EINVAL;
+	if (copy_from_sockptr(&args, optval, sizeof(args)))
+		return -EFAULT;
+	return args.cookie ? -EINVAL : 0;
+}
+
+static int rds_opt_cong_monitor(struct rds_sock *rs, sockptr_t optval,
+				unsigned int optlen)
+{
+	bool on;
+	int ret;
+
+	ret = rds_opt_bool(&on, optval, optlen);
+	if (!ret)
+		rds_cong_monitor_enable(&rs->cong_mon, on);
+	return ret;
+}
+
+/* Caller holds lock_sock(). */
+static int rds_opt_set_transport(struct rds_sock *rs, sockptr_t optval,
+				 unsigned int optlen)
+{
+	int type;
+
+	if (rs->trans)
+		return -EOPNOTSUPP;	/* chosen already, by bind or option */
+	if (optlen != sizeof(int))
+		return -EINVAL;
+	if (copy_from_sockptr(&type, optval, sizeof(type)))
+		return -EFAULT;
+	if (type < 0 || type >= RDS_TRANS_COUNT)
+		return -EINVAL;
+	/* RDMA transports live in the initial namespace only. */
+	if (type != RDS_TRANS_TCP && !net_eq(sock_net(&rs->sk), &init_net))
+		return -EPROTOTYPE;
+	rs->trans = rds_transport_get(type);
+	return rs->trans ? 0 : -ENOPROTOOPT;
+}
+
+/**
+ * rds_setsockopt() - setsockopt() at level SOL_RDS
+ * @sock: the socket
+ * @level: must be SOL_RDS
+ * @optname: RDS_* option
+ * @optval: argument
+ * @optlen: argument length
+ *
+ * Return: 0 or a negative errno.
+ */
+int rds_setsockopt(struct socket *sock, int level, int optname,
+		   sockptr_t optval, unsigned int optlen)
+{
+	struct rds_sock *rs = rds_sk(sock->sk);
+	int ret;
+
+	if (level != SOL_RDS)
+		return -ENOPROTOOPT;
+
+	switch (optname) {
+	case RDS_CANCEL_SENT_TO:
+		return rds_opt_cancel_sent_to(rs, optval, optlen);
+	case RDS_GET_MR:
+		return rds_opt_get_mr(rs, optval, optlen,
+				      sizeof(struct rds_get_mr_args));
+	case RDS_GET_MR_FOR_DEST:
+		return rds_opt_get_mr(rs, optval, optlen,
+				      sizeof(struct rds_get_mr_for_dest_args));
+	case RDS_FREE_MR:
+		return rds_opt_free_mr(optval, optlen);
+	case RDS_RECVERR:
+		lock_sock(sock->sk);
+		ret = rds_opt_bool(&rs->recverr, optval, optlen);
+		release_sock(sock->sk);
+		return ret;
+	case RDS_CONG_MONITOR:
+		return rds_opt_cong_monitor(rs, optval, optlen);
+	case SO_RDS_TRANSPORT:
+		lock_sock(sock->sk);
+		ret = rds_opt_set_transport(rs, optval, optlen);
+		release_sock(sock->sk);
+		return ret;
+	default:
+		return -ENOPROTOOPT;
+	}
+}
+
+static int rds_opt_put_int(int val, char __user *optval, int __user *optlen)
+{
+	int len;
+
+	if (get_user(len, optlen))
+		return -EFAULT;
+	if (len < (int)sizeof(int))
+		return -EINVAL;
+	if (put_user(val, (int __user *)optval) ||
+	    put_user(sizeof(int), optlen))
+		return -EFAULT;
+	return 0;
+}
+
+/**
+ * rds_getsockopt() - getsockopt() at level SOL_RDS
+ * @sock: the socket
+ * @level: must be SOL_RDS
+ * @optname: RDS_RECVERR or SO_RDS_TRANSPORT
+ * @optval: user buffer
+ * @optlen: user buffer length, in and out
+ *
+ * Return: 0 or a negative errno.
+ */
+int rds_getsockopt(struct socket *sock, int level, int optname,
+		   char __user *optval, int __user *optlen)
+{
+	struct rds_sock *rs = rds_sk(sock->sk);
+	int val;
+
+	if (level != SOL_RDS)
+		return -ENOPROTOOPT;
+
+	switch (optname) {
+	case RDS_RECVERR:
+		lock_sock(sock->sk);
+		val = rs->recverr;
+		release_sock(sock->sk);
+		break;
+	case SO_RDS_TRANSPORT:
+		lock_sock(sock->sk);
+		val = rs->trans ? (int)rs->trans->type : RDS_TRANS_NONE;
+		release_sock(sock->sk);
+		break;
+	default:
+		return -ENOPROTOOPT;
+	}
+	return rds_opt_put_int(val, optval, optlen);
+}

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Event counters of the RDS core: storage and names.
+ */
+#include <linux/cpumask.h>
+#include <linux/kernel.h>
+
+#include "stats.h"
+
+DEFINE_PER_CPU(struct rds_stats, rds_stats);
+
+/* Names as RDS_INFO_COUNTERS reports them: at most 31 characters. */
+static const char * const rds_stat_names[RDS_STAT_NR] = {
+	[RDS_STAT_SOCK_CREATED]		= "sock_created",
+	[RDS_STAT_SOCK_RELEASED]	= "sock_released",
+	[RDS_STAT_SOCK_BOUND]		= "sock_bound",
+	[RDS_STAT_SEND_MSGS]		= "send_msgs",
+	[RDS_STAT_SEND_BYTES]		= "send_bytes",
+	[RDS_STAT_SEND_CONG_ENOBUFS]	= "send_cong_enobufs",
+	[RDS_STAT_SEND_CONG_BLOCKED]	= "send_cong_blocked",
+	[RDS_STAT_SEND_LOCAL]		= "send_local",
+	[RDS_STAT_RECV_QUEUED]		= "recv_queued",
+	[RDS_STAT_RECV_DELIVERED]	= "recv_delivered",
+	[RDS_STAT_RECV_BYTES]		= "recv_bytes",
+	[RDS_STAT_RECV_DROP_NO_SOCK]	= "recv_drop_no_sock",
+	[RDS_STAT_RECV_DROP_CLOSED]	= "recv_drop_closed",
+	[RDS_STAT_RECV_PURGED]		= "recv_purged",
+	[RDS_STAT_CONG_SET]		= "cong_set",
+	[RDS_STAT_CONG_CLEARED]		= "cong_cleared",
+	[RDS_STAT_CONG_NOTIFY]		= "cong_notify",
+};
+
+/**
+ * rds_stat_read() - sum one counter over all CPUs
+ * @s: the counter
+ *
+ * Return: the counter's value; racy against concurrent increments, which
+ * is fine for statistics.
+ */
+u64 rds_stat_read(enum rds_stat s)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu(rds_stats, cpu).val[s];
+	return sum;
+}
+
+/**
+ * rds_stat_name() - the exported name of a counter
+ * @s: the counter
+ *
+ * Return: a NUL-terminated name of at most 31 characters.
+ */
+const char *rds_stat_name(enum rds_stat s)
+{
+	return rds_stat_names[s];
+}

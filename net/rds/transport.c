@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The registry of transports.
+ *
+ * rds_transport_lock protects rds_transports and the transports' list
+ * items.  Users of a transport pin its module with try_module_get();
+ * unregistering therefore never races with a bound socket.
+ */
+#include <linux/errno.h>
+#include <linux/module.h>
+#include <linux/rwsem.h>
+
+#include "transport.h"
+#include "transport_core.h"
+
+static LIST_HEAD(rds_transports);
+static DECLARE_RWSEM(rds_transport_lock);
+
+/**
+ * rds_zc_transport_register() - make a transport available to sockets
+ * @t: the transport, filled in; it must stay valid until unregistered
+ *
+ * Return: 0, or -EEXIST if a transport of the same type is registered.
+ */
+int rds_zc_transport_register(struct rds_transport *t)
+{
+	struct rds_transport *cur;
+	int ret = 0;
+
+	down_write(&rds_transport_lock);
+	list_for_each_entry(cur, &rds_transports, item) {
+		if (cur->type == t->type) {
+			ret = -EEXIST;
+			goto out;
+		}
+	}
+	list_add_tail(&t->item, &rds_transports);
+	pr_info("rds_zc: transport %s registered\n", t->name);
+out:
+	up_write(&rds_transport_lock);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(rds_zc_transport_register);
+
+/**
+ * rds_zc_transport_unregister() - withdraw a transport
+ * @t: a registered transport
+ *
+ * Context: from the transport's module exit; no socket uses it any more,
+ * since each holds a reference on the module.
+ */
+void rds_zc_transport_unregister(struct rds_transport *t)
+{
+	down_write(&rds_transport_lock);
+	list_del_init(&t->item);
+	up_write(&rds_transport_lock);
+	pr_info("rds_zc: transport %s unregistered\n", t->name);
+}
+EXPORT_SYMBOL_GPL(rds_zc_transport_unregister);
+
+/**
+ * rds_transport_get() - find a registered transport by type
+ * @type: RDS_TRANS_IB, ...
+ *
+ * Return: the transport with its module pinned, or NULL.
+ */
+const struct rds_transport *rds_transport_get(unsigned int type)
+{
+	struct rds_transport *t, *found = NULL;
+
+	down_read(&rds_transport_lock);
+	list_for_each_entry(t, &rds_transports, item) {
+		if (t->type == type && try_module_get(t->owner)) {
+			found = t;
+			break;
+		}
+	}
+	up_read(&rds_transport_lock);
+	return found;
+}
+
+/**
+ * rds_transport_for_addr() - the transport that claims a local address
+ * @net: namespace of the socket
+ * @addr: the address being bound
+ *
+ * Return: the first registered transport whose laddr_check() accepts
+ * @addr, with its module pinned, or NULL if none does.
+ */
+const struct rds_transport *rds_transport_for_addr(struct net *net,
+						   __be32 addr)
+{
+	struct rds_transport *t, *found = NULL;
+
+	down_read(&rds_transport_lock);
+	list_for_each_entry(t, &rds_transports, item) {
+		if (!t->laddr_check || t->laddr_check(net, addr))
+			continue;
+		if (try_module_get(t->owner)) {
+			found = t;
+			break;
+		}
+	}
+	up_read(&rds_transport_lock);
+	return found;
+}
+
+/**
+ * rds_transport_put() - release a transport from rds_transport_get()
+ * @t: the transport, may be NULL
+ */
+void rds_transport_put(const struct rds_transport *t)
+{
+	if (t)
+		module_put(t->owner);
+}

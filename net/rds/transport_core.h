@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The core's side of the transport registry: lookups used by bind() and
+ * SO_RDS_TRANSPORT.  Transports themselves include only transport.h.
+ */
+#ifndef _RDS_ZC_TRANSPORT_CORE_H
+#define _RDS_ZC_TRANSPORT_CORE_H
+
+#include "transport.h"
+
+const struct rds_transport *rds_transport_get(unsigned int type);
+const struct rds_transport *rds_transport_for_addr(struct net *net,
+						   __be32 addr);
+void rds_transport_put(const struct rds_transport *t);
+
+#endif /* _RDS_ZC_TRANSPORT_CORE_H */

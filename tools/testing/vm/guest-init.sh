@@ -1,0 +1,180 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# guest-init.sh - second-stage init of a test guest.
+#
+# Usage (by initramfs-init.sh only): guest-init.sh NODE
+#
+# Runs inside the guest, with the writable overlay of the host's
+# root file system as its root and the run's results folder on /results.  It reads
+# /results/run.env (written by vm-run.sh), then:
+#   1. brings up lo and eth0 (10.0.0.NODE/24) and waits for the link,
+#   2. creates the soft-RoCE device rxe0 on eth0 and waits until it is ACTIVE,
+#   3. loads the RDS modules asked for (ours, distro or none), and waits
+#      (barrier "rdsvm-setup") until every guest has done steps 1-3,
+#   4. runs the guest script with its arguments from the repository root,
+#      its stdout and stderr going to /results/guestNODE/output.txt and to the
+#      console, under a time limit slightly shorter than the qemu one,
+#   5. records the exit code in /results/guestNODE/exit-code and the kernel
+#      log in /results/guestNODE/dmesg.txt.
+# If a setup step fails, output.txt gets a TAP "Bail out!" line and
+# exit-code gets 125.  Returning ends the guest: initramfs-init.sh powers off.
+
+set -euo pipefail
+
+node=${1:?usage: guest-init.sh NODE}
+
+# shellcheck source=/dev/null
+. /results/run.env
+
+R=/results/guest$node
+mkdir -p "$R"
+addr=10.0.0.$node
+peer=
+if [ "$RDS_NODES" -eq 2 ]; then
+	peer=10.0.0.$((3 - node))
+fi
+addrs=
+for ((j = 1; j <= RDS_NODES; j++)); do
+	addrs="$addrs${addrs:+ }10.0.0.$j"
+done
+
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+
+# Setup messages go to the console and to setup.log.
+exec 3>>"$R/setup.log"
+say() {
+	echo "rdsvm[g$node]: $*" >&3
+	echo "rdsvm[g$node]: $*" > /dev/console
+}
+
+finished=0
+finish() {
+	local rc=$1
+	finished=1
+	dmesg > "$R/dmesg.txt" 2>&1 || true
+	echo "$rc" > "$R/exit-code"
+	sync
+	say "done, exit code $rc"
+	exit 0
+}
+
+bail() {
+	say "setup failed: $*"
+	echo "Bail out! guest $node: $*" >> "$R/output.txt"
+	finish 125
+}
+
+# Any unexpected exit (a bug here, set -e) still leaves a verdict behind.
+on_exit() {
+	local rc=$?
+	[ "$finished" -eq 1 ] || bail "guest-init.sh stopped unexpectedly (status $rc)"
+}
+trap on_exit EXIT
+
+# Run a setup command; on failure, bail out naming it.
+step() {
+	local out
+	if ! out=$("$@" 2>&1); then
+		bail "'$*' failed: $(echo "$out" | tr '\n' ' ')"
+	fi
+	[ -z "$out" ] || echo "$out" >&3
+}
+
+# wait_for SECONDS COMMAND...: retry COMMAND every 0.2 s until it succeeds.
+wait_for() {
+	local limit=$1 i
+	shift
+	for ((i = 0; i < limit * 5; i++)); do
+		if "$@" > /dev/null 2>&1; then
+			return 0
+		fi
+		sleep 0.2
+	done
+	return 1
+}
+
+link_up() {
+	[ "$(cat /sys/class/net/eth0/operstate)" = up ]
+}
+
+rxe_active() {
+	rdma link show rxe0/1 | grep -q 'state ACTIVE'
+}
+
+say "kernel $(uname -r), node $node of $RDS_NODES, address $addr, modules $RDS_MODULES"
+hostname "rds-g$node" || true
+
+# 1. Network.
+[ -e /sys/class/net/eth0 ] || bail "no eth0"
+step ip link set lo up
+step ip addr add "$addr/24" dev eth0
+step ip link set eth0 up
+wait_for 20 link_up || bail "eth0 did not come up"
+
+# 2. Soft-RoCE.
+step modprobe rdma_rxe
+step rdma link add rxe0 type rxe netdev eth0
+wait_for 30 rxe_active || bail "rxe0 did not become ACTIVE: $(rdma link show 2>&1 | tr '\n' ' ')"
+say "$(rdma link show rxe0/1)"
+
+# 3. RDS modules.
+case $RDS_MODULES in
+ours)
+	for m in rds_zc.ko rds_zc_ib.ko; do
+		[ -f "$RDS_MODULE_DIR/$m" ] || bail "$RDS_MODULE_DIR/$m not found (build the module for $(uname -r) first)"
+	done
+	step modprobe ib_core
+	step modprobe rdma_cm
+	step insmod "$RDS_MODULE_DIR/rds_zc.ko"
+	step insmod "$RDS_MODULE_DIR/rds_zc_ib.ko"
+	;;
+distro)
+	step modprobe rds_rdma
+	;;
+none)
+	;;
+*)
+	bail "unknown module choice '$RDS_MODULES'"
+	;;
+esac
+say "setup complete"
+
+# Wait until every guest is set up, so that a guest script may talk to its
+# peers from its first line.  A guest that bailed out ends this at once.
+if ! RESULTS=$R RDS_NODE=$node RDS_NODES=$RDS_NODES \
+	"$RDS_REPO/tools/testing/vm/guest-barrier.sh" rdsvm-setup 240 >&3 2>&1; then
+	bail "not all guests completed their setup (see setup.log of each guest)"
+fi
+say "all guests ready; running: ${RDS_VM_CMD[*]}"
+
+# 4. The guest script, with a clean environment.  Its output goes through a
+# FIFO to a background tee rather than through a pipe, so that a background
+# process the script leaves behind (holding the FIFO open) cannot keep us
+# waiting for end-of-file: we wait for tee a few seconds at most.
+cd "$RDS_REPO"
+fifo=/run/rdsvm-output.fifo
+mkfifo "$fifo"
+tee -a "$R/output.txt" < "$fifo" > /dev/console &
+tee_pid=$!
+set +e
+env -i \
+	PATH="$PATH${RDS_VM_HOST_PATH:+:$RDS_VM_HOST_PATH}" \
+	HOME=/root TERM=dumb LANG=C.UTF-8 \
+	RDS_NODE="$node" RDS_NODES="$RDS_NODES" \
+	RDS_ADDR="$addr" RDS_PEER_ADDR="$peer" RDS_ADDRS="$addrs" \
+	RDS_MODULES="$RDS_MODULES" RDS_MODULE_DIR="$RDS_MODULE_DIR" \
+	RDS_KREL="$(uname -r)" RDS_REPO="$RDS_REPO" RESULTS="$R" \
+	RDS_VM_TOOLS="$RDS_REPO/tools/testing/vm" \
+	timeout -k 10 "$RDS_VM_SCRIPT_TIMEOUT" "${RDS_VM_CMD[@]}" \
+	< /dev/null > "$fifo" 2>&1
+rc=$?
+set -e
+for ((i = 0; i < 50; i++)); do
+	kill -0 "$tee_pid" 2>/dev/null || break
+	sleep 0.1
+done
+[ "$rc" -ne 124 ] || say "guest script killed after ${RDS_VM_SCRIPT_TIMEOUT}s"
+
+# 5. Results.
+finish "$rc"

@@ -1,0 +1,120 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# scan-kernel-log.sh - look for signs of kernel trouble in kernel logs.
+#
+# Usage: tools/testing/vm/scan-kernel-log.sh [--timestamped] [--ignore ERE]... FILE...
+#
+#   --timestamped  only count a match that follows a printk timestamp
+#                  ("[   12.345678] ") on its line.  Use it for serial console
+#                  logs, where user-space output (a test printing the word
+#                  "WARNING:") is mixed with the kernel's messages.
+#   --ignore ERE   do not count lines that match this extended regular
+#                  expression (may be given more than once).
+#
+# Exit status: 0 if no file shows trouble, 1 if one does (the offending lines,
+# the first 40 at most, are printed as "FILE:LINE: text"), 2 on a usage error
+# or an unreadable file.
+#
+# What counts as trouble: oopses and BUG()s, WARN()s, general protection
+# faults, KASAN/UBSAN/KFENCE reports, lockdep reports, suspicious RCU usage,
+# RCU stalls, soft and hard lockups, hung tasks, panics, kmemleak leak
+# reports ("unreferenced object", "suspected memory leak"; the bare word
+# kmemleak is not used because a kmemleak kernel names itself at boot),
+# list corruption, SLUB debug reports and any "Call Trace:".
+
+set -euo pipefail
+
+PATTERNS=(
+	'BUG:'
+	'BUG [A-Za-z0-9_:-]+ \('		# SLUB debug: "BUG kmalloc-64 (Tainted..."
+	'kernel BUG at'
+	'WARNING:'
+	'Oops'
+	'general protection fault'
+	'Unable to handle kernel'
+	'KASAN'
+	'UBSAN'
+	'KFENCE'
+	'possible circular locking'
+	'possible recursive locking'
+	'inconsistent lock state'
+	'suspicious RCU usage'
+	'lockdep'
+	'rcu_sched detected stall'
+	'rcu_preempt detected stall'
+	'detected stalls on CPU'
+	'rcu: INFO'
+	'self-detected stall'
+	'soft lockup'
+	'hard LOCKUP'
+	'blocked for more than'
+	'Kernel panic'
+	'unreferenced object 0x'
+	'suspected memory leak'
+	'list_add corruption'
+	'list_del corruption'
+	'refcount_t:'
+	'Call Trace:'
+)
+MAX_LINES=40
+
+usage() {
+	# Print the comment block at the top of this file.
+	awk 'NR > 2 && /^#/ { sub(/^# ?/, ""); print; next } NR > 2 { exit }' "$0" >&2
+	exit 2
+}
+
+timestamped=0
+ignores=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--timestamped) timestamped=1; shift ;;
+	--ignore) [ $# -ge 2 ] || usage; ignores+=("$2"); shift 2 ;;
+	--help|-h) usage ;;
+	--) shift; break ;;
+	-*) echo "scan-kernel-log: unknown option $1" >&2; usage ;;
+	*) break ;;
+	esac
+done
+[ $# -ge 1 ] || usage
+
+regex=$(IFS='|'; echo "${PATTERNS[*]}")
+regex="($regex)"
+if [ "$timestamped" -eq 1 ]; then
+	regex="\\[ *[0-9]+\\.[0-9]+\\].*$regex"
+fi
+
+found=0
+printed=0
+for f in "$@"; do
+	if [ ! -r "$f" ]; then
+		echo "scan-kernel-log: cannot read $f" >&2
+		exit 2
+	fi
+	# -a: console logs may hold stray control bytes; treat them as text.
+	while IFS= read -r line; do
+		if [ ${#ignores[@]} -gt 0 ]; then
+			text=${line#*:}
+			skip=0
+			for ig in "${ignores[@]}"; do
+				if [[ $text =~ $ig ]]; then
+					skip=1
+					break
+				fi
+			done
+			[ "$skip" -eq 0 ] || continue
+		fi
+		found=1
+		if [ "$printed" -lt "$MAX_LINES" ]; then
+			# Strip carriage returns that serial consoles add.
+			echo "$f:${line//$'\r'/}"
+			printed=$((printed + 1))
+		fi
+	done < <(grep -a -n -E -- "$regex" "$f" || true)
+done
+
+if [ "$found" -eq 1 ] && [ "$printed" -ge "$MAX_LINES" ]; then
+	echo "(more lines not shown)"
+fi
+exit "$found"
