@@ -204,7 +204,7 @@ static bool rds_cong_test(struct rds_cong_map *map, __be16 port)
  *
  * Context: process context; sleeps unless @nonblock.
  * Return: 0 when the port is not congested, -ENOBUFS if @nonblock,
- * -EAGAIN when @timeo ran out, -EINTR or -ERESTARTSYS on a signal.
+ * -ETIMEDOUT when @timeo ran out, -EINTR or -ERESTARTSYS on a signal.
  */
 int rds_cong_wait(struct net *net, __be32 addr, __be16 port, bool nonblock,
 		  long *timeo, struct rds_cong_monitor *mon)
@@ -241,7 +241,7 @@ int rds_cong_wait(struct net *net, __be32 addr, __be16 port, bool nonblock,
 	if (left < 0)
 		ret = sock_intr_errno(*timeo);
 	else if (!left)
-		ret = -EAGAIN;
+		ret = -ETIMEDOUT;
 	else
 		*timeo = left;
 out:

@@ -28,6 +28,19 @@ struct rds_msg {
 	struct page	*pages[];	/* DIV_ROUND_UP(len, PAGE_SIZE) */
 };
 
+/*
+ * Receive-path time stamps (local_clock()), for SO_RDS_MSG_RXPATH_LATENCY:
+ * the interval from point N to point N + 1 is what the reader asked for
+ * as enum rds_message_rxpath_latency N.
+ */
+enum rds_rx_lat_point {
+	RDS_RX_LAT_HEADER,	/* its first header arrived */
+	RDS_RX_LAT_START,	/* reassembly started */
+	RDS_RX_LAT_QUEUED,	/* complete, queued on the socket */
+	RDS_RX_LAT_READ,	/* handed to recvmsg() */
+	RDS_RX_LAT_NR
+};
+
 struct rds_incoming {
 	struct list_head item;		/* on rds_sock.recv_queue */
 	struct rds_msg	*msg;		/* reference owned */
@@ -35,6 +48,7 @@ struct rds_incoming {
 	__be32		daddr;
 	__be16		sport;
 	__be16		dport;
+	u64		rx_lat[RDS_RX_LAT_NR];
 };
 
 struct rds_msg *rds_msg_alloc(size_t len, gfp_t gfp);

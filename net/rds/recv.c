@@ -10,9 +10,11 @@
  * its way is accepted, so no message is ever lost on a live socket.
  */
 #include <linux/errno.h>
+#include <linux/sched/clock.h>
 #include <linux/in.h>
 #include <linux/module.h>
 #include <linux/socket.h>
+#include <net/ip.h>
 #include <net/sock.h>
 #include <uapi/linux/rds.h>
 
@@ -46,6 +48,7 @@ static bool rds_recv_queue(struct rds_sock *rs, struct rds_incoming *inc)
 {
 	bool queued = false;
 
+	inc->rx_lat[RDS_RX_LAT_QUEUED] = local_clock();
 	spin_lock_bh(&rs->recv_lock);
 	if (!rs->dead) {
 		list_add_tail(&inc->item, &rs->recv_queue);
@@ -77,6 +80,12 @@ static bool rds_recv_queue(struct rds_sock *rs, struct rds_incoming *inc)
 void rds_zc_deliver(struct net *net, struct rds_incoming *inc)
 {
 	struct rds_sock *rs;
+
+	/* Transports stamp these when a message starts to arrive. */
+	if (!inc->rx_lat[RDS_RX_LAT_HEADER])
+		inc->rx_lat[RDS_RX_LAT_HEADER] = local_clock();
+	if (!inc->rx_lat[RDS_RX_LAT_START])
+		inc->rx_lat[RDS_RX_LAT_START] = inc->rx_lat[RDS_RX_LAT_HEADER];
 
 	rs = rds_bind_lookup(net, inc->daddr, inc->dport);
 	if (!rs) {
@@ -162,6 +171,29 @@ static int rds_recv_cong_notify(struct rds_sock *rs, struct msghdr *msg)
 	return 0;
 }
 
+/*
+ * SO_RDS_MSG_RXPATH_LATENCY: for each point the reader asked for, the time
+ * in nanoseconds from that point to the next one.
+ */
+static int rds_recv_put_latency(struct rds_sock *rs, struct msghdr *msg,
+				struct rds_incoming *inc)
+{
+	struct rds_cmsg_rx_trace t;
+	unsigned int i, pos;
+
+	if (!rs->rx_traces)
+		return 0;
+	memset(&t, 0, sizeof(t));
+	inc->rx_lat[RDS_RX_LAT_READ] = local_clock();
+	t.rx_traces = rs->rx_traces;
+	for (i = 0; i < rs->rx_traces; i++) {
+		pos = rs->rx_trace_pos[i];
+		t.rx_trace_pos[i] = pos;
+		t.rx_trace[i] = inc->rx_lat[pos + 1] - inc->rx_lat[pos];
+	}
+	return put_cmsg(msg, SOL_RDS, RDS_CMSG_RXPATH_LATENCY, sizeof(t), &t);
+}
+
 static void rds_recv_fill_name(struct msghdr *msg,
 			       const struct rds_incoming *inc)
 {
@@ -201,6 +233,8 @@ static int rds_recv_one(struct rds_sock *rs, struct msghdr *msg,
 		if (flags & MSG_TRUNC)
 			ret = len;
 	}
+	if (rds_recv_put_latency(rs, msg, inc))
+		return -EFAULT;
 	rds_recv_fill_name(msg, inc);
 	if (!(flags & MSG_PEEK)) {
 		rds_stat_inc(RDS_STAT_RECV_DELIVERED);
@@ -220,10 +254,13 @@ static int rds_recv_one(struct rds_sock *rs, struct msghdr *msg,
  * Pending congestion notifications are returned first, as an empty
  * message with an RDS_CMSG_CONG_UPDATE control message.
  *
+ * MSG_OOB returns 0 and MSG_ERRQUEUE reads the (always empty) error
+ * queue, as they always did with RDS.
+ *
  * Return: bytes received (the full length with MSG_TRUNC), or a negative
- * errno: -EAGAIN when nothing is queued and the call may not wait or its
- * SO_RCVTIMEO ran out, -EINTR/-ERESTARTSYS on a signal, -EFAULT if the
- * buffer cannot be written (the message stays queued).
+ * errno: -EAGAIN when nothing is queued and the call may not wait,
+ * -ETIMEDOUT when SO_RCVTIMEO ran out, -EINTR/-ERESTARTSYS on a signal,
+ * -EFAULT if the buffer cannot be written (the message stays queued).
  */
 int rds_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
 		int flags)
@@ -234,8 +271,10 @@ int rds_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
 	const long timeo_set = timeo;
 	int ret;
 
-	if (flags & (MSG_OOB | MSG_ERRQUEUE))
-		return -EOPNOTSUPP;
+	if (flags & MSG_OOB)
+		return 0;
+	if (flags & MSG_ERRQUEUE)
+		return sock_recv_errqueue(sk, msg, size, SOL_IP, IP_RECVERR);
 
 	for (;;) {
 		if (mutex_lock_interruptible(&rs->recv_mutex))
@@ -253,6 +292,6 @@ int rds_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
 		if (timeo < 0)
 			return sock_intr_errno(timeo_set);
 		if (!timeo)
-			return -EAGAIN;
+			return -ETIMEDOUT;
 	}
 }

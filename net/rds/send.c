@@ -19,8 +19,11 @@
 #include "sock.h"
 #include "stats.h"
 
-/* MSG_NOSIGNAL is meaningless for RDS, but harmless: accept it. */
-#define RDS_SEND_FLAGS	(MSG_DONTWAIT | MSG_NOSIGNAL | MSG_CMSG_COMPAT)
+/*
+ * The flags RDS has always accepted; programs rely on others failing.
+ * MSG_ZEROCOPY is accepted and means nothing unless SO_ZEROCOPY is on.
+ */
+#define RDS_SEND_FLAGS	(MSG_DONTWAIT | MSG_CMSG_COMPAT | MSG_ZEROCOPY)
 
 /* Where the message goes: msg_name, else the connect()ed destination. */
 static int rds_send_dest(struct rds_sock *rs, struct msghdr *msg,
@@ -37,8 +40,9 @@ static int rds_send_dest(struct rds_sock *rs, struct msghdr *msg,
 	}
 	if (msg->msg_namelen < sizeof(*sin))
 		return -EINVAL;
-	if (sin->sin_family == AF_INET6)
-		return -EAFNOSUPPORT;
+	if (sin->sin_family == AF_INET6)	/* IPv6 is not carried */
+		return msg->msg_namelen < sizeof(struct sockaddr_in6) ?
+		       -EINVAL : -EAFNOSUPPORT;
 	if (sin->sin_family != AF_INET)
 		return -EINVAL;
 	if (sin->sin_addr.s_addr == htonl(INADDR_ANY) ||
@@ -90,7 +94,7 @@ static int rds_send_check_cmsgs(struct msghdr *msg)
  * Return: @len, or a negative errno: -EOPNOTSUPP for unsupported flags or
  * control messages, -EINVAL for a bad destination, -ENOTCONN when unbound
  * or without destination, -EMSGSIZE, -EFAULT, -ENOBUFS when the
- * destination port is congested and MSG_DONTWAIT is set, -EAGAIN when
+ * destination port is congested and MSG_DONTWAIT is set, -ETIMEDOUT when
  * SO_SNDTIMEO ran out, -EINTR/-ERESTARTSYS on a signal, -ENETUNREACH for
  * a destination no transport reaches.
  */
@@ -108,6 +112,9 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	int ret;
 
 	if (msg->msg_flags & ~RDS_SEND_FLAGS)
+		return -EOPNOTSUPP;
+	/* Zero-copy sends need a transport that has them; none does. */
+	if ((msg->msg_flags & MSG_ZEROCOPY) && sock_flag(sk, SOCK_ZEROCOPY))
 		return -EOPNOTSUPP;
 	ret = rds_send_dest(rs, msg, &daddr, &dport);
 	if (ret)

@@ -27,6 +27,7 @@
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <net/sock.h>
+#include <uapi/linux/rds.h>
 
 #include "cong.h"
 
@@ -45,6 +46,13 @@ struct rds_sock {
 	u8		tos;
 
 	bool		recverr;	/* RDS_RECVERR */
+
+	/* SO_RDS_MSG_RXPATH_LATENCY, set under lock_sock(). */
+	u8		rx_traces;
+	u8		rx_trace_pos[RDS_MSG_RX_DGRAM_TRACE_MAX];
+
+	/* On the list of all sockets, under its lock (socket.c). */
+	struct list_head sock_item;
 
 	/* In the bind table, under its lock; walked under RCU. */
 	struct hlist_node bind_node;

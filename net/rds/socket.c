@@ -6,6 +6,7 @@
  */
 #include <linux/errno.h>
 #include <linux/in.h>
+#include <linux/in6.h>
 #include <linux/net.h>
 #include <linux/poll.h>
 #include <linux/socket.h>
@@ -30,6 +31,25 @@ static struct proto rds_proto = {
 };
 
 static const struct proto_ops rds_proto_ops;
+
+/* Every socket, for the RDS_INFO tables. */
+static LIST_HEAD(rds_sock_list);
+static DEFINE_SPINLOCK(rds_sock_list_lock);	/* the list, sock_item */
+
+/**
+ * rds_sock_walk() - call @fn for every RDS socket of every namespace
+ * @fn: called with the list lock held (bottom halves off): must not sleep
+ * @arg: passed to @fn
+ */
+void rds_sock_walk(void (*fn)(struct rds_sock *rs, void *arg), void *arg)
+{
+	struct rds_sock *rs;
+
+	spin_lock_bh(&rds_sock_list_lock);
+	list_for_each_entry(rs, &rds_sock_list, sock_item)
+		fn(rs, arg);
+	spin_unlock_bh(&rds_sock_list_lock);
+}
 
 static void rds_sock_cong_wake(struct rds_cong_monitor *mon)
 {
@@ -60,6 +80,10 @@ static int rds_create(struct net *net, struct socket *sock, int protocol,
 	INIT_LIST_HEAD(&rs->recv_queue);
 	mutex_init(&rs->recv_mutex);
 	rds_cong_monitor_init(&rs->cong_mon, net, rds_sock_cong_wake);
+
+	spin_lock_bh(&rds_sock_list_lock);
+	list_add_tail(&rs->sock_item, &rds_sock_list);
+	spin_unlock_bh(&rds_sock_list_lock);
 	rds_stat_inc(RDS_STAT_SOCK_CREATED);
 	return 0;
 }
@@ -72,6 +96,10 @@ static int rds_release(struct socket *sock)
 	if (!sk)
 		return 0;
 	rs = rds_sk(sk);
+
+	spin_lock_bh(&rds_sock_list_lock);
+	list_del(&rs->sock_item);
+	spin_unlock_bh(&rds_sock_list_lock);
 
 	sock_orphan(sk);
 	rds_cong_monitor_enable(&rs->cong_mon, false);
@@ -93,20 +121,30 @@ static int rds_release(struct socket *sock)
 	return 0;
 }
 
-/* The sockaddr_in checks bind() and connect() share. */
+/*
+ * The address checks bind() and connect() share.  IPv6 is not carried by
+ * this implementation: a well-formed IPv6 address gets EAFNOSUPPORT.  An
+ * unknown family is EINVAL for bind() and EAFNOSUPPORT for connect(), as
+ * in the distribution's RDS.
+ */
 static int rds_check_sin(const struct sockaddr *uaddr, int len,
-			 struct sockaddr_in **sinp)
+			 int bad_family, struct sockaddr_in **sinp)
 {
-	struct sockaddr_in *sin = (struct sockaddr_in *)uaddr;
-
 	if (len < (int)offsetofend(struct sockaddr, sa_family))
 		return -EINVAL;
-	if (uaddr->sa_family == AF_INET6)
+	switch (uaddr->sa_family) {
+	case AF_INET:
+		if (len < (int)sizeof(struct sockaddr_in))
+			return -EINVAL;
+		*sinp = (struct sockaddr_in *)uaddr;
+		return 0;
+	case AF_INET6:
+		if (len < (int)sizeof(struct sockaddr_in6))
+			return -EINVAL;
 		return -EAFNOSUPPORT;
-	if (uaddr->sa_family != AF_INET || len < (int)sizeof(*sin))
-		return -EINVAL;
-	*sinp = sin;
-	return 0;
+	default:
+		return bad_family;
+	}
 }
 
 /*
@@ -144,7 +182,7 @@ static int rds_bind(struct socket *sock, struct sockaddr *uaddr, int len)
 	__be16 port;
 	int ret;
 
-	ret = rds_check_sin(uaddr, len, &sin);
+	ret = rds_check_sin(uaddr, len, -EINVAL, &sin);
 	if (ret)
 		return ret;
 	addr = sin->sin_addr.s_addr;
@@ -199,7 +237,7 @@ static int rds_connect(struct socket *sock, struct sockaddr *uaddr, int len,
 	__be32 addr;
 	int ret;
 
-	ret = rds_check_sin(uaddr, len, &sin);
+	ret = rds_check_sin(uaddr, len, -EAFNOSUPPORT, &sin);
 	if (ret)
 		return ret;
 	addr = sin->sin_addr.s_addr;

@@ -10,8 +10,12 @@
 
 struct socket;
 
+struct rds_sock;
+
 int rds_socket_init(void);
 void rds_socket_exit(void);
+
+void rds_sock_walk(void (*fn)(struct rds_sock *rs, void *arg), void *arg);
 
 int rds_setsockopt(struct socket *sock, int level, int optname,
 		   sockptr_t optval, unsigned int optlen);

@@ -15,6 +15,7 @@
 #include <net/sock.h>
 #include <uapi/linux/rds.h>
 
+#include "info.h"
 #include "sock.h"
 #include "socket.h"
 #include "transport_core.h"
@@ -85,6 +86,33 @@ static int rds_opt_free_mr(sockptr_t optval, unsigned int optlen)
 	if (copy_from_sockptr(&args, optval, sizeof(args)))
 		return -EFAULT;
 	return args.cookie ? -EINVAL : 0;
+}
+
+/*
+ * Errors are EFAULT whatever is wrong, as in the distribution's RDS,
+ * whose users test for exactly that.
+ */
+static int rds_opt_rxpath_latency(struct rds_sock *rs, sockptr_t optval,
+				  unsigned int optlen)
+{
+	struct rds_rx_trace_so trace;
+	unsigned int i;
+
+	if (optlen != sizeof(trace))
+		return -EFAULT;
+	if (copy_from_sockptr(&trace, optval, sizeof(trace)))
+		return -EFAULT;
+	if (trace.rx_traces > RDS_MSG_RX_DGRAM_TRACE_MAX)
+		return -EFAULT;
+	for (i = 0; i < trace.rx_traces; i++)
+		if (trace.rx_trace_pos[i] >= RDS_MSG_RX_DGRAM_TRACE_MAX)
+			return -EFAULT;
+
+	lock_sock(&rs->sk);
+	rs->rx_traces = trace.rx_traces;
+	memcpy(rs->rx_trace_pos, trace.rx_trace_pos, sizeof(rs->rx_trace_pos));
+	release_sock(&rs->sk);
+	return 0;
 }
 
 static int rds_opt_cong_monitor(struct rds_sock *rs, sockptr_t optval,
@@ -162,6 +190,8 @@ int rds_setsockopt(struct socket *sock, int level, int optname,
 		ret = rds_opt_set_transport(rs, optval, optlen);
 		release_sock(sock->sk);
 		return ret;
+	case SO_RDS_MSG_RXPATH_LATENCY:
+		return rds_opt_rxpath_latency(rs, optval, optlen);
 	default:
 		return -ENOPROTOOPT;
 	}
@@ -199,6 +229,8 @@ int rds_getsockopt(struct socket *sock, int level, int optname,
 
 	if (level != SOL_RDS)
 		return -ENOPROTOOPT;
+	if (optname >= RDS_INFO_FIRST && optname <= RDS_INFO_LAST)
+		return rds_info_getsockopt(sock, optname, optval, optlen);
 
 	switch (optname) {
 	case RDS_RECVERR:

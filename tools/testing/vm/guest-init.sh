@@ -5,16 +5,16 @@
 #
 # Usage (by initramfs-init.sh only): guest-init.sh NODE
 #
-# Runs inside the guest, with the writable overlay of the host's
-# root file system as its root and the run's results folder on /results.  It reads
-# /results/run.env (written by vm-run.sh), then:
+# Runs inside the guest, as the child of PID 1, with the writable overlay of
+# the host's root file system as its root and the run's results folder on
+# /results.  It reads /results/run.env (written by vm-run.sh), then:
 #   1. brings up lo and eth0 (10.0.0.NODE/24) and waits for the link,
 #   2. creates the soft-RoCE device rxe0 on eth0 and waits until it is ACTIVE,
 #   3. loads the RDS modules asked for (ours, distro or none), and waits
 #      (barrier "rdsvm-setup") until every guest has done steps 1-3,
 #   4. runs the guest script with its arguments from the repository root,
 #      its stdout and stderr going to /results/guestNODE/output.txt and to the
-#      console, under a time limit slightly shorter than the qemu one,
+#      console, under a time limit that ends before the qemu one,
 #   5. records the exit code in /results/guestNODE/exit-code and the kernel
 #      log in /results/guestNODE/dmesg.txt.
 # If a setup step fails, output.txt gets a TAP "Bail out!" line and
@@ -41,11 +41,13 @@ done
 
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
-# Setup messages go to the console and to setup.log.
 exec 3>>"$R/setup.log"
+# Setup messages go to the console and to setup.log, with the guest's uptime.
 say() {
-	echo "rdsvm[g$node]: $*" >&3
-	echo "rdsvm[g$node]: $*" > /dev/console
+	local up
+	up=$(cut -d' ' -f1 /proc/uptime)
+	echo "rdsvm[g$node] ${up}s: $*" >&3
+	echo "rdsvm[g$node] ${up}s: $*" > /dev/console
 }
 
 finished=0
@@ -66,6 +68,7 @@ bail() {
 }
 
 # Any unexpected exit (a bug here, set -e) still leaves a verdict behind.
+# shellcheck disable=SC2317 # called by the EXIT trap
 on_exit() {
 	local rc=$?
 	[ "$finished" -eq 1 ] || bail "guest-init.sh stopped unexpectedly (status $rc)"
@@ -94,10 +97,12 @@ wait_for() {
 	return 1
 }
 
+# shellcheck disable=SC2317 # called through wait_for
 link_up() {
 	[ "$(cat /sys/class/net/eth0/operstate)" = up ]
 }
 
+# shellcheck disable=SC2317 # called through wait_for
 rxe_active() {
 	rdma link show rxe0/1 | grep -q 'state ACTIVE'
 }
@@ -148,6 +153,14 @@ if ! RESULTS=$R RDS_NODE=$node RDS_NODES=$RDS_NODES \
 fi
 say "all guests ready; running: ${RDS_VM_CMD[*]}"
 
+# The guest script gets what is left of the run's time limit (counted from
+# boot; the guest's clock started a few seconds after qemu did), less a
+# reserve for saving the results and powering off, so that a script that
+# hangs is killed here and the guest still saves its kernel log.
+up=$(cut -d. -f1 /proc/uptime)
+script_timeout=$((RDS_VM_TIMEOUT - up - 25))
+[ "$script_timeout" -ge 10 ] || script_timeout=10
+
 # 4. The guest script, with a clean environment.  Its output goes through a
 # FIFO to a background tee rather than through a pipe, so that a background
 # process the script leaves behind (holding the FIFO open) cannot keep us
@@ -166,7 +179,7 @@ env -i \
 	RDS_MODULES="$RDS_MODULES" RDS_MODULE_DIR="$RDS_MODULE_DIR" \
 	RDS_KREL="$(uname -r)" RDS_REPO="$RDS_REPO" RESULTS="$R" \
 	RDS_VM_TOOLS="$RDS_REPO/tools/testing/vm" \
-	timeout -k 10 "$RDS_VM_SCRIPT_TIMEOUT" "${RDS_VM_CMD[@]}" \
+	timeout -k 5 "$script_timeout" "${RDS_VM_CMD[@]}" \
 	< /dev/null > "$fifo" 2>&1
 rc=$?
 set -e
@@ -174,7 +187,9 @@ for ((i = 0; i < 50; i++)); do
 	kill -0 "$tee_pid" 2>/dev/null || break
 	sleep 0.1
 done
-[ "$rc" -ne 124 ] || say "guest script killed after ${RDS_VM_SCRIPT_TIMEOUT}s"
+if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+	say "guest script killed after ${script_timeout}s"
+fi
 
 # 5. Results.
 finish "$rc"

@@ -1,5 +1,6 @@
 #!/bin/busybox sh
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
 #
 # initramfs-init.sh - first-stage init of a test guest (runs as /init, PID 1,
 # under busybox sh; build-initramfs.sh installs it).
@@ -16,7 +17,11 @@
 #
 # Kernel command line parameters it reads:
 #   rdsvm.node=K       number of this guest (1..N)
-#   rdsvm.rootcache=M  9p cache mode of the read-only host root (default loose)
+#   rdsvm.rootcache=M  9p cache mode of the read-only host root (default
+#                      loose: the host's files must not change during a run)
+
+# shellcheck disable=SC3040 # busybox ash has pipefail
+set -euo pipefail
 
 /bin/busybox --install -s /bin
 export PATH=/bin
@@ -38,13 +43,19 @@ fatal() {
 	halt_guest
 }
 
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev 2>/dev/null
+# must COMMAND...: run a required setup command; give up if it fails.
+must() {
+	"$@" || fatal "'$*' failed"
+}
+
+must mount -t proc proc /proc
+must mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null || true	# may be automounted
 
 node=
 rootcache=loose
-for arg in $(cat /proc/cmdline); do
+read -r cmdline < /proc/cmdline
+for arg in $cmdline; do
 	case $arg in
 	rdsvm.node=*) node=${arg#rdsvm.node=} ;;
 	rdsvm.rootcache=*) rootcache=${arg#rdsvm.rootcache=} ;;
@@ -52,9 +63,9 @@ for arg in $(cat /proc/cmdline); do
 done
 [ -n "$node" ] || fatal "no rdsvm.node= on the kernel command line"
 
-for m in $(cat /modules/load-order); do
+while read -r m; do
 	insmod "/modules/$m" || fatal "insmod $m failed"
-done
+done < /modules/load-order
 
 opts9p="trans=virtio,version=9p2000.L,msize=262144"
 mount -t 9p -o "$opts9p,ro,cache=$rootcache" hostroot /lower ||
@@ -62,7 +73,7 @@ mount -t 9p -o "$opts9p,ro,cache=$rootcache" hostroot /lower ||
 
 # Writable root: overlayfs, tmpfs upper layer over the read-only 9p lower.
 mkdir -p /rw
-mount -t tmpfs -o mode=755 tmpfs /rw || fatal "cannot mount tmpfs"
+must mount -t tmpfs -o mode=755 tmpfs /rw
 mkdir -p /rw/upper /rw/work
 mount -t overlay overlay \
 	-o lowerdir=/lower,upperdir=/rw/upper,workdir=/rw/work /newroot ||
@@ -72,25 +83,25 @@ nr=/newroot
 mkdir -p $nr/results $nr/proc $nr/sys $nr/dev $nr/run $nr/tmp $nr/var/tmp
 mount -t 9p -o "$opts9p,cache=none" results $nr/results ||
 	fatal "cannot mount the results folder over 9p"
-mount -t proc proc $nr/proc
-mount -t sysfs sysfs $nr/sys
-mount -t devtmpfs devtmpfs $nr/dev
+must mount -t proc proc $nr/proc
+must mount -t sysfs sysfs $nr/sys
+must mount -t devtmpfs devtmpfs $nr/dev
 mkdir -p $nr/dev/pts $nr/dev/shm
-mount -t devpts -o newinstance,ptmxmode=0666 devpts $nr/dev/pts
-mount -t tmpfs -o mode=1777 tmpfs $nr/dev/shm
+must mount -t devpts -o newinstance,ptmxmode=0666 devpts $nr/dev/pts
+must mount -t tmpfs -o mode=1777 tmpfs $nr/dev/shm
 # devtmpfs lacks the links that udev would make; bash needs /dev/fd for
 # process substitution.
 ln -sf /proc/self/fd $nr/dev/fd
 ln -sf /proc/self/fd/0 $nr/dev/stdin
 ln -sf /proc/self/fd/1 $nr/dev/stdout
 ln -sf /proc/self/fd/2 $nr/dev/stderr
-mount -t debugfs debugfs $nr/sys/kernel/debug 2>/dev/null
-mount -t configfs configfs $nr/sys/kernel/config 2>/dev/null
+mount -t debugfs debugfs $nr/sys/kernel/debug 2>/dev/null || true
+mount -t configfs configfs $nr/sys/kernel/config 2>/dev/null || true
 # Fresh, empty runtime folders: the host's own /run and /tmp contents
 # (pid files, sockets) mean nothing in the guest.
-mount -t tmpfs -o mode=755 tmpfs $nr/run
-mount -t tmpfs -o mode=1777 tmpfs $nr/tmp
-mount -t tmpfs -o mode=1777 tmpfs $nr/var/tmp
+must mount -t tmpfs -o mode=755 tmpfs $nr/run
+must mount -t tmpfs -o mode=1777 tmpfs $nr/tmp
+must mount -t tmpfs -o mode=1777 tmpfs $nr/var/tmp
 
 [ -f $nr/results/run.env ] || fatal "no run.env in the results folder"
 

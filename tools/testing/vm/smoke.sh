@@ -7,12 +7,12 @@
 #
 # Prints TAP:
 #   - rxe0 is ACTIVE;
-#   - with two or more guests: the peer (or every other guest) answers ping;
-#   - with RDS modules loaded (ours or distro): python3 creates an AF_RDS
-#     SOCK_SEQPACKET socket and binds it to RDS_ADDR port 4000+RDS_NODE;
-#   - with exactly two guests and RDS modules loaded: after a barrier (both
-#     bound), each guest sends one datagram to the peer's port and receives
-#     the peer's datagram.
+#   - every other guest answers ping;
+#   - with RDS modules loaded (--modules ours or distro): python3 creates an
+#     AF_RDS SOCK_SEQPACKET socket and binds it to RDS_ADDR port 4000+RDS_NODE;
+#   - with RDS modules and two or more guests: once every guest is bound
+#     (barrier smoke-bound), each guest sends one datagram to every other
+#     guest's port and receives one datagram from each of them.
 
 set -euo pipefail
 
@@ -41,7 +41,11 @@ check() {
 	else
 		not_ok "$desc"
 	fi
-	[ -z "$out" ] || sed 's/^/# /' <<< "$out"
+	if [ -n "$out" ]; then
+		while IFS= read -r l; do
+			echo "# $l"
+		done <<< "$out"
+	fi
 }
 
 rds=0
@@ -51,11 +55,10 @@ for a in $RDS_ADDRS; do
 	[ "$a" = "$RDS_ADDR" ] || peers+=("$a")
 done
 
-plan=1
-plan=$((plan + ${#peers[@]}))
+plan=$((1 + ${#peers[@]}))
 if [ "$rds" -eq 1 ]; then
 	plan=$((plan + 1))
-	[ "$RDS_NODES" -ne 2 ] || plan=$((plan + 1))
+	[ "${#peers[@]}" -eq 0 ] || plan=$((plan + 1))
 fi
 echo "1..$plan"
 echo "# node $RDS_NODE of $RDS_NODES, $RDS_ADDR, kernel $RDS_KREL, modules $RDS_MODULES"
@@ -73,9 +76,9 @@ for p in "${peers[@]}"; do
 done
 
 if [ "$rds" -eq 1 ]; then
-	# One python process does both steps so that the bound socket lives on
-	# across the barrier.  It prints "PASS desc" / "FAIL desc" / "# text"
-	# lines, which become TAP results here.
+	# One python process does both steps, so that the bound socket lives on
+	# across the barrier.  It prints "PASS desc", "FAIL desc" and other
+	# lines, which become TAP results and TAP comments here.
 	while IFS= read -r line; do
 		case $line in
 		"PASS "*) ok "${line#PASS }" ;;
@@ -87,44 +90,53 @@ import os, socket, subprocess, sys
 
 barrier = sys.argv[1]
 node = int(os.environ["RDS_NODE"])
-nodes = int(os.environ["RDS_NODES"])
 addr = os.environ["RDS_ADDR"]
-peer = os.environ["RDS_PEER_ADDR"]
+peers = [a for a in os.environ["RDS_ADDRS"].split() if a != addr]
 port = 4000 + node
 sys.stdout.reconfigure(line_buffering=True)
+
+
+def port_of(a):
+    return 4000 + int(a.rsplit(".", 1)[1])
+
+
+def exchange_desc():
+    return "RDS datagram exchange with " + ", ".join(peers)
+
 
 try:
     s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET)
     s.bind((addr, port))
 except OSError as e:
     print(f"FAIL AF_RDS socket bound to {addr}:{port}: {e}")
-    # Still reach the barrier so that the peer does not wait in vain.
-    if nodes == 2:
+    if peers:
+        # Still reach the barrier, so that the peers do not wait in vain.
         subprocess.run([barrier, "smoke-bound"])
-        print(f"FAIL RDS datagram exchange with {peer}: no socket")
+        print(f"FAIL {exchange_desc()}: no socket")
     sys.exit(0)
 print(f"PASS AF_RDS socket bound to {addr}:{port}")
-
-if nodes != 2:
+if not peers:
     sys.exit(0)
+
 try:
     if subprocess.run([barrier, "smoke-bound"]).returncode != 0:
         raise RuntimeError("barrier smoke-bound failed")
-    peer_port = 4000 + 3 - node
-    msg = f"hello from node {node}".encode()
+    for p in peers:
+        s.sendto(f"hello from {addr}".encode(), (p, port_of(p)))
     s.settimeout(30)
-    s.sendto(msg, (peer, peer_port))
-    data, src = s.recvfrom(4096)
-    want = f"hello from node {3 - node}".encode()
-    if data != want or src != (peer, peer_port):
-        raise RuntimeError(f"got {data!r} from {src}, wanted {want!r} from {(peer, peer_port)}")
-    print(f"received {data!r} from {src[0]}:{src[1]}")
-    # Do not close (and so reset the connection) before the peer has its
-    # datagram too.
+    missing = {(p, port_of(p)) for p in peers}
+    while missing:
+        data, src = s.recvfrom(4096)
+        print(f"received {data!r} from {src[0]}:{src[1]}")
+        if src not in missing or data != f"hello from {src[0]}".encode():
+            raise RuntimeError(f"unexpected datagram {data!r} from {src}")
+        missing.remove(src)
+    # Do not close the socket (and so reset connections) before every peer
+    # has received its datagrams too.
     subprocess.run([barrier, "smoke-received"])
-    print(f"PASS RDS datagram exchange with {peer}")
+    print(f"PASS {exchange_desc()}")
 except Exception as e:
-    print(f"FAIL RDS datagram exchange with {peer}: {e}")
+    print(f"FAIL {exchange_desc()}: {e}")
 PY
 )
 fi

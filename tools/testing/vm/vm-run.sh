@@ -6,6 +6,7 @@
 #
 # Usage:
 #   tools/testing/vm/vm-run.sh [options] -- GUEST_SCRIPT [ARGS...]
+#   tools/testing/vm/vm-run.sh --judge RESULTS_DIR
 #
 # Options:
 #   --kernel SERIES|RELEASE  kernel to boot: a series (6.1, 6.12: the newest
@@ -13,23 +14,32 @@
 #                        an exact release found in /boot.  Default 6.1.
 #   --guests N           number of guests, N >= 1 (default 2).  Guest K gets
 #                        10.0.0.K/24 on eth0.  N = 2: one point-to-point link.
-#                        N > 2: all guests on one segment through udp-hub.py.
+#                        N > 2: all guests on one Ethernet segment through
+#                        udp-hub.py (unicast UDP on the host's loopback).
 #   --modules ours|distro|none
 #                        RDS modules to load in each guest (default ours):
-#                        ours = insmod MODULES_DIR/rds_zc.ko and rds_zc_ib.ko,
-#                        distro = modprobe rds_rdma, none = nothing.
+#                        ours = modprobe ib_core rdma_cm, then insmod
+#                        MODULES_DIR/rds_zc.ko and MODULES_DIR/rds_zc_ib.ko;
+#                        distro = modprobe rds_rdma; none = nothing.
 #   --modules-dir DIR    where our modules are (default
 #                        REPO/build/KERNEL_RELEASE/net/rds).
 #   --results DIR        results folder (default
 #                        REPO/build/vm-results/TIMESTAMP-PID); must be new or
 #                        empty.
-#   --timeout SECS       wall-clock limit per guest (default 600).  The guest
-#                        script itself gets a little less, so that the guest
-#                        still saves its kernel log when the script hangs.
+#   --timeout SECS       wall-clock limit of the run, per guest, boot included
+#                        (default 600).  The guest script is killed inside the
+#                        guest 25 s before, so that the guest still saves its
+#                        kernel log when the script hangs.
 #   --mem MB             guest memory (default 1024).
-#   --smp N              guest CPUs (default 2).
+#   --smp N              guest CPUs (default 1: with two guests on two host
+#                        cores, -smp 1 boots and runs about twice as fast).
+#   --judge DIR          boot nothing: judge an existing results folder again.
 #
-# GUEST_SCRIPT runs in every guest, from the repository root, as root, with:
+# Environment: VM_QEMU_OPTS, extra qemu options (split on white space);
+# VM_KERNEL_ARGS, extra kernel command line parameters.
+#
+# GUEST_SCRIPT runs in every guest, once all guests have set up their network,
+# rxe0 and modules, from the repository root, as root, with:
 #   RDS_NODE=K  RDS_NODES=N  RDS_ADDR=10.0.0.K  RDS_PEER_ADDR (the other
 #   guest's address when N = 2, else empty)  RDS_ADDRS (all addresses)
 #   RDS_MODULES  RDS_MODULE_DIR  RDS_KREL  RDS_REPO  RDS_VM_TOOLS (this folder)
@@ -37,10 +47,11 @@
 # It should print TAP.  tools/testing/vm/guest-barrier.sh NAME synchronises
 # the guests.
 #
-# Results: RESULTS/guestK/{console.log,qemu.log,setup.log,output.txt,
-# exit-code,dmesg.txt}.  The host prints, per guest, the script's TAP results
-# prefixed with "gK:", then "kernel log clean" and "guest finished", and last
-# the line "P passed, F failed".  Exit status 0 iff F = 0.
+# Results: RESULTS/guestK/{console.log,qemu.log,qemu-status,setup.log,
+# output.txt,exit-code,dmesg.txt}.  The host prints, per guest, the script's
+# TAP results prefixed with "gK:", then "kernel log clean" and "guest
+# finished", and last the line "P passed, F failed".  Exit status 0 iff F = 0
+# (2 on a usage error).
 
 set -euo pipefail
 
@@ -54,7 +65,8 @@ modules_dir=
 results=
 timeout_s=600
 mem=1024
-smp=2
+smp=1
+judge_dir=
 
 usage() {
 	awk 'NR > 2 && /^#/ { sub(/^# ?/, ""); print; next } NR > 2 { exit }' "$0" >&2
@@ -66,10 +78,133 @@ die() {
 	exit 2
 }
 
-is_uint() {
-	[[ $1 =~ ^[0-9]+$ ]]
+# need_uint NAME VALUE MIN: VALUE must be a whole number >= MIN.
+need_uint() {
+	if [[ ! $2 =~ ^[0-9]+$ ]] || [ "$2" -lt "$3" ]; then
+		die "$1 must be a number >= $3"
+	fi
 }
 
+# --- Judging (also used alone by --judge) ----------------------------------
+passed=0
+failed=0
+
+pass() {
+	echo "ok - $*"
+	passed=$((passed + 1))
+}
+
+fail() {
+	echo "not ok - $*"
+	failed=$((failed + 1))
+}
+
+# judge_tap K FILE: re-print guest K's TAP results and count them.  A missing
+# or wrong plan fails; so does a non-zero exit code without a "not ok" line.
+judge_tap() {
+	local k=$1 out=$2 line body desc directive code
+	local plan='' count=0 notok=0 bailed=0
+	while IFS= read -r line; do
+		line=${line%$'\r'}
+		if [[ $line =~ ^(not\ )?ok([[:space:]]|$) ]]; then
+			count=$((count + 1))
+			# "ok 3 - desc # SKIP why": drop "ok", the number and the dash.
+			body=$(sed -E 's/^(not )?ok[[:space:]]*[0-9]*[[:space:]]*(-[[:space:]]*)?//' <<< "$line")
+			desc=$body
+			directive=
+			if [[ $body =~ ^(.*[^[:space:]]|)[[:space:]]*#[[:space:]]*((SKIP|TODO|skip|todo).*)$ ]]; then
+				desc=${BASH_REMATCH[1]}
+				directive=" # ${BASH_REMATCH[2]}"
+			fi
+			[ -n "$desc" ] || desc="test $count"
+			if [[ $line != not* ]]; then
+				pass "g$k: $desc$directive"
+			elif [[ ${directive^^} == " # TODO"* ]]; then
+				# A failing TODO test is expected to fail (TAP).
+				echo "not ok - g$k: $desc$directive"
+			else
+				fail "g$k: $desc$directive"
+				notok=$((notok + 1))
+			fi
+		elif [[ $line =~ ^1\.\.([0-9]+) ]]; then
+			plan=${BASH_REMATCH[1]}
+		elif [[ $line == "Bail out!"* ]]; then
+			fail "g$k: $line"
+			bailed=1
+		fi
+	done < "$out"
+
+	if [ "$bailed" -eq 0 ]; then
+		if [ -z "$plan" ]; then
+			fail "g$k: TAP plan present # no 1..N line, $count result(s)"
+		elif [ "$plan" -ne "$count" ]; then
+			fail "g$k: TAP plan 1..$plan matched # got $count result(s)"
+		fi
+	fi
+
+	if [ -f "$(dirname "$out")/exit-code" ]; then
+		code=$(cat "$(dirname "$out")/exit-code")
+		if [ "$code" != 0 ] && [ "$notok" -eq 0 ] && [ "$bailed" -eq 0 ]; then
+			if [ "$code" = 124 ] || [ "$code" = 137 ]; then
+				fail "g$k: guest script finished in time # killed by the guest's time limit"
+			else
+				fail "g$k: guest script exit status 0 # it was $code"
+			fi
+		fi
+	fi
+}
+
+# judge_guest RESULTS K: all checks of guest K.
+judge_guest() {
+	local res=$1 k=$2 g=$1/guest$2 scan_out='' scan_rc=0 qstatus=''
+	echo "# guest $k"
+	if [ -f "$g/output.txt" ]; then
+		judge_tap "$k" "$g/output.txt"
+	else
+		fail "g$k: guest script output # no guest$k/output.txt"
+	fi
+
+	# Kernel log: dmesg.txt is the pure kernel log, saved after the guest
+	# script.  The console log also has what came later (or everything,
+	# when the guest died before saving dmesg.txt), mixed with user-space
+	# output, so only timestamped kernel lines count there; it is scanned
+	# when dmesg.txt is missing or clean, to avoid reporting lines twice.
+	# Paths are printed relative to the results folder.
+	if [ -f "$g/dmesg.txt" ]; then
+		scan_out=$(cd "$res" && "$here/scan-kernel-log.sh" "guest$k/dmesg.txt" 2>&1) || scan_rc=$?
+	fi
+	if [ "$scan_rc" -eq 0 ] && [ -f "$g/console.log" ]; then
+		scan_out=$(cd "$res" && "$here/scan-kernel-log.sh" --timestamped "guest$k/console.log" 2>&1) || scan_rc=$?
+	fi
+	if [ ! -f "$g/dmesg.txt" ] && [ ! -f "$g/console.log" ]; then
+		fail "g$k: kernel log clean # no dmesg.txt and no console.log"
+	elif [ "$scan_rc" -eq 0 ]; then
+		pass "g$k: kernel log clean"
+	else
+		fail "g$k: kernel log clean"
+		echo "#   ${scan_out//$'\n'/$'\n'#   }"
+	fi
+
+	# qemu-status: exit status of "timeout qemu"; 124/137: killed.
+	[ ! -f "$g/qemu-status" ] || qstatus=$(cat "$g/qemu-status")
+	if [ "$qstatus" = 124 ] || [ "$qstatus" = 137 ]; then
+		fail "g$k: guest finished # timed out: qemu killed at the run's time limit"
+	elif [ ! -f "$g/exit-code" ]; then
+		fail "g$k: guest finished # no exit-code file (qemu exit status ${qstatus:-unknown}; see guest$k/console.log)"
+	else
+		pass "g$k: guest finished"
+	fi
+}
+
+# judge_all RESULTS N
+judge_all() {
+	local k
+	for ((k = 1; k <= $2; k++)); do
+		judge_guest "$1" "$k"
+	done
+}
+
+# --- Options ---------------------------------------------------------------
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=${2:?}; shift 2 ;;
@@ -80,16 +215,31 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout_s=${2:?}; shift 2 ;;
 	--mem) mem=${2:?}; shift 2 ;;
 	--smp) smp=${2:?}; shift 2 ;;
+	--judge) judge_dir=${2:?}; shift 2 ;;
 	-h|--help) usage ;;
 	--) shift; break ;;
 	*) echo "vm-run: unexpected argument '$1'" >&2; usage ;;
 	esac
 done
+
+if [ -n "$judge_dir" ]; then
+	[ -d "$judge_dir" ] || die "no folder $judge_dir"
+	n=0
+	while [ -d "$judge_dir/guest$((n + 1))" ]; do
+		n=$((n + 1))
+	done
+	[ "$n" -ge 1 ] || die "$judge_dir has no guest1 folder"
+	judge_all "$(realpath "$judge_dir")" "$n"
+	echo "$passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+	exit
+fi
+
 [ $# -ge 1 ] || usage
-is_uint "$guests" && [ "$guests" -ge 1 ] || die "--guests must be a number >= 1"
-is_uint "$timeout_s" && [ "$timeout_s" -ge 30 ] || die "--timeout must be a number >= 30"
-is_uint "$mem" && [ "$mem" -ge 256 ] || die "--mem must be a number >= 256"
-is_uint "$smp" && [ "$smp" -ge 1 ] || die "--smp must be a number >= 1"
+need_uint --guests "$guests" 1
+need_uint --timeout "$timeout_s" 30
+need_uint --mem "$mem" 256
+need_uint --smp "$smp" 1
 case $modules in
 ours|distro|none) ;;
 *) die "--modules must be ours, distro or none" ;;
@@ -107,11 +257,11 @@ for tool in qemu-system-x86_64 timeout python3; do
 	command -v "$tool" > /dev/null || die "$tool not found"
 done
 
-# --- Kernel ---------------------------------------------------------------
+# --- Kernel ----------------------------------------------------------------
 # A series (6.1) picks the newest installed release of that series; the
 # character after the series must be "." so that 6.1 does not match 6.12.
 find_kernel() {
-	local want=$1 img rel best=
+	local want=$1 img rel
 	if [ -f "/boot/vmlinuz-$want" ]; then
 		echo "$want"
 		return
@@ -119,17 +269,15 @@ find_kernel() {
 	for img in /boot/vmlinuz-"$want".*; do
 		[ -f "$img" ] || continue
 		rel=${img#/boot/vmlinuz-}
-		[ -f "/lib/modules/$rel/modules.dep" ] || continue
-		best=$(printf '%s\n%s\n' "$best" "$rel" | sed '/^$/d' | sort -V | tail -n 1)
-	done
-	echo "$best"
+		[ -f "/lib/modules/$rel/modules.dep" ] && echo "$rel"
+	done | sort -V | tail -n 1
 }
 krel=$(find_kernel "$kernel")
 [ -n "$krel" ] || die "no kernel for '$kernel' in /boot (with modules in /lib/modules)"
 kimage=/boot/vmlinuz-$krel
 [ -r "$kimage" ] || die "cannot read $kimage"
 
-# --- Our modules ------------------------------------------------------------
+# --- Our modules -----------------------------------------------------------
 [ -n "$modules_dir" ] || modules_dir=$repo/build/$krel/net/rds
 modules_dir=$(realpath -m "$modules_dir")
 if [ "$modules" = ours ]; then
@@ -139,14 +287,14 @@ if [ "$modules" = ours ]; then
 	done
 fi
 
-# --- Initramfs (cached per kernel release) --------------------------------
+# --- Initramfs (cached per kernel release) ---------------------------------
 initrd=$repo/build/vm/$krel/initramfs.cpio
 rebuild=0
 if [ ! -f "$initrd" ]; then
 	rebuild=1
 else
-	for dep in "$here/vm-run.sh" "$here/build-initramfs.sh" \
-		   "$here/initramfs-init.sh" "/lib/modules/$krel/modules.dep"; do
+	for dep in "$here/build-initramfs.sh" "$here/initramfs-init.sh" \
+		   "/lib/modules/$krel/modules.dep"; do
 		[ "$dep" -nt "$initrd" ] && rebuild=1
 	done
 fi
@@ -155,28 +303,21 @@ if [ "$rebuild" -eq 1 ]; then
 		die "building the initramfs failed"
 fi
 
-# --- Results folder -------------------------------------------------------
+# --- Results folder --------------------------------------------------------
 if [ -z "$results" ]; then
 	results=$repo/build/vm-results/$(date +%Y%m%d-%H%M%S)-$$
 fi
 results=$(realpath -m "$results")
-if [ -d "$results" ] && [ -n "$(ls -A "$results")" ]; then
-	die "results folder $results is not empty"
-fi
 case $results in
 *,*|*:*) die "results folder path must not contain ',' or ':' (qemu option syntax)" ;;
 esac
+if [ -d "$results" ] && [ -n "$(ls -A "$results")" ]; then
+	die "results folder $results is not empty"
+fi
 mkdir -p "$results"
 for ((k = 1; k <= guests; k++)); do
 	mkdir -p "$results/guest$k"
 done
-
-# Give the guest script a little less time than qemu gets, so that the
-# guest can still save its kernel log when the script hangs.  Booting and
-# setting up rxe takes well under a minute on 6.1 under TCG.
-margin=$((timeout_s / 4))
-[ "$margin" -le 90 ] || margin=90
-script_timeout=$((timeout_s - margin))
 
 {
 	echo "# Written by vm-run.sh; read by guest-init.sh in every guest."
@@ -184,16 +325,18 @@ script_timeout=$((timeout_s - margin))
 	printf 'RDS_NODES=%q\n' "$guests"
 	printf 'RDS_MODULES=%q\n' "$modules"
 	printf 'RDS_MODULE_DIR=%q\n' "$modules_dir"
-	printf 'RDS_VM_SCRIPT_TIMEOUT=%q\n' "$script_timeout"
+	printf 'RDS_VM_TIMEOUT=%q\n' "$timeout_s"
 	printf 'RDS_VM_HOST_PATH=%q\n' "$PATH"
 	printf 'RDS_VM_CMD=('
 	printf '%q ' "$@"
 	printf ')\n'
 } > "$results/run.env"
 
-# --- Network ports ---------------------------------------------------------
+# --- Network ---------------------------------------------------------------
 # Ask the kernel for free UDP ports on 127.0.0.1 (bind to port 0, keeping all
 # sockets open until every port is known so that none is handed out twice).
+# Another program could still take a port before qemu binds it; qemu then
+# fails to start and the run fails, it does not hang.
 free_udp_ports() {
 	python3 - "$1" <<'PY'
 import socket, sys
@@ -216,7 +359,7 @@ if [ "$guests" -le 2 ]; then
 	netdev[1]="socket,id=n0,udp=127.0.0.1:${ports[1]},localaddr=127.0.0.1:${ports[0]}"
 	netdev[2]="socket,id=n0,udp=127.0.0.1:${ports[0]},localaddr=127.0.0.1:${ports[1]}"
 else
-	# N > 2: hub port K and guest port K per guest, frames flooded by the hub.
+	# N > 2: a hub port and a guest port per guest; the hub floods frames.
 	read -r -a ports <<< "$(free_udp_ports $((2 * guests)))"
 	hub_args=()
 	for ((k = 1; k <= guests; k++)); do
@@ -230,15 +373,20 @@ else
 fi
 
 # --- Boot the guests -------------------------------------------------------
-declare -a qemu_pid
+declare -a qemu_pid=()
 cleanup() {
 	local p
 	for p in "${qemu_pid[@]}" $hub_pid; do
-		[ -n "$p" ] && kill "$p" 2>/dev/null || true
+		if [ -n "$p" ]; then
+			kill "$p" 2>/dev/null || true
+		fi
 	done
 }
 trap cleanup EXIT
 trap 'echo "vm-run: interrupted" >&2; exit 130' INT TERM
+
+# Extra qemu options from the environment (split on white space).
+read -r -a extra_qemu <<< "${VM_QEMU_OPTS:-}"
 
 echo "# vm-run: kernel $krel, $guests guest(s), modules $modules, timeout ${timeout_s}s"
 echo "# vm-run: results in $results"
@@ -246,25 +394,29 @@ start=$(date +%s)
 for ((k = 1; k <= guests; k++)); do
 	g=$results/guest$k
 	mac=$(printf '52:54:00:00:00:%02x' "$k")
+	# Console on the serial port, into console.log; nothing on stdio.
+	# panic=-1 reboots at once on a panic, and -no-reboot turns that into
+	# qemu exiting.  No oops=panic: an oops is found in the logs, and the
+	# guest goes on to save its results.
 	timeout -k 10 "$timeout_s" qemu-system-x86_64 \
 		-accel tcg -cpu max -smp "$smp" -m "$mem" \
 		-nodefaults -nographic -no-reboot -monitor none \
 		-serial "file:$g/console.log" \
 		-kernel "$kimage" -initrd "$initrd" \
-		-append "console=ttyS0 panic=-1 printk.time=1 rdsvm.node=$k" \
+		-append "console=ttyS0 panic=-1 printk.time=1 rdsvm.node=$k${VM_KERNEL_ARGS:+ $VM_KERNEL_ARGS}" \
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 		-virtfs "local,path=$results,mount_tag=results,security_model=none,multidevs=remap" \
 		-netdev "${netdev[k]}" \
 		-device "virtio-net-pci,netdev=n0,mac=$mac" \
+		"${extra_qemu[@]}" \
 		< /dev/null > "$g/qemu.log" 2>&1 &
 	qemu_pid[k]=$!
 done
 
-declare -a qemu_rc
 for ((k = 1; k <= guests; k++)); do
 	rc=0
 	wait "${qemu_pid[k]}" || rc=$?
-	qemu_rc[k]=$rc
+	echo "$rc" > "$results/guest$k/qemu-status"
 	qemu_pid[k]=
 done
 if [ -n "$hub_pid" ]; then
@@ -274,115 +426,7 @@ if [ -n "$hub_pid" ]; then
 fi
 elapsed=$(($(date +%s) - start))
 
-# --- Judge -----------------------------------------------------------------
-passed=0
-failed=0
-
-pass() {
-	echo "ok - $*"
-	passed=$((passed + 1))
-}
-
-fail() {
-	echo "not ok - $*"
-	failed=$((failed + 1))
-}
-
-# Re-print guest K's TAP output and count it.
-judge_tap() {
-	local k=$1 out=$2 line body desc directive plan= count=0 notok=0 bailed=0 code
-	while IFS= read -r line; do
-		line=${line%$'\r'}
-		if [[ $line =~ ^(not\ )?ok([[:space:]]|$) ]]; then
-			count=$((count + 1))
-			# "ok 3 - desc # SKIP why": drop "ok", the number and the dash.
-			body=$(sed -E 's/^(not )?ok[[:space:]]*[0-9]*[[:space:]]*(-[[:space:]]*)?//' <<< "$line")
-			desc=$body
-			directive=
-			if [[ $body =~ ^(.*[^[:space:]]|)[[:space:]]*#[[:space:]]*((SKIP|TODO|skip|todo).*)$ ]]; then
-				desc=${BASH_REMATCH[1]}
-				directive=" # ${BASH_REMATCH[2]}"
-			fi
-			[ -n "$desc" ] || desc="test $count"
-			if [[ $line == not* ]]; then
-				if [[ ${directive^^} == " # TODO"* ]]; then
-					# A failing TODO test is expected to fail.
-					echo "not ok - g$k: $desc$directive"
-				else
-					fail "g$k: $desc$directive"
-					notok=$((notok + 1))
-				fi
-			else
-				pass "g$k: $desc$directive"
-			fi
-		elif [[ $line =~ ^1\.\.([0-9]+) ]]; then
-			plan=${BASH_REMATCH[1]}
-		elif [[ $line == "Bail out!"* ]]; then
-			fail "g$k: $line"
-			bailed=1
-		fi
-	done < "$out"
-
-	if [ "$bailed" -eq 0 ]; then
-		if [ -z "$plan" ]; then
-			fail "g$k: TAP plan present # no 1..N line, $count result(s)"
-		elif [ "$plan" -ne "$count" ]; then
-			fail "g$k: TAP plan 1..$plan matched # got $count result(s)"
-		fi
-	fi
-
-	if [ -f "$results/guest$k/exit-code" ]; then
-		code=$(cat "$results/guest$k/exit-code")
-		if [ "$code" != 0 ] && [ "$notok" -eq 0 ] && [ "$bailed" -eq 0 ]; then
-			if [ "$code" = 124 ]; then
-				fail "g$k: guest script finished in time # killed after ${script_timeout}s"
-			else
-				fail "g$k: guest script exit status 0 # it was $code"
-			fi
-		fi
-	fi
-}
-
-for ((k = 1; k <= guests; k++)); do
-	g=$results/guest$k
-	echo "# guest $k"
-	if [ -f "$g/output.txt" ]; then
-		judge_tap "$k" "$g/output.txt"
-	else
-		fail "g$k: guest script output # no $g/output.txt"
-	fi
-
-	# Kernel log: dmesg.txt is pure kernel log; the console log mixes in
-	# user-space output, so only timestamped kernel lines count there.
-	scan_out=
-	scan_rc=0
-	if [ -f "$g/dmesg.txt" ]; then
-		scan_out=$("$here/scan-kernel-log.sh" "$g/dmesg.txt" 2>&1) || scan_rc=$?
-	fi
-	if [ -f "$g/console.log" ]; then
-		c_rc=0
-		c_out=$("$here/scan-kernel-log.sh" --timestamped "$g/console.log" 2>&1) || c_rc=$?
-		[ "$c_rc" -le "$scan_rc" ] || scan_rc=$c_rc
-		scan_out=$scan_out${scan_out:+${c_out:+$'\n'}}$c_out
-	fi
-	if [ ! -f "$g/dmesg.txt" ] && [ ! -f "$g/console.log" ]; then
-		fail "g$k: kernel log clean # no dmesg.txt and no console.log"
-	elif [ "$scan_rc" -eq 0 ]; then
-		pass "g$k: kernel log clean"
-	else
-		fail "g$k: kernel log clean"
-		head -n 40 <<< "$scan_out" | sed 's/^/#   /'
-	fi
-
-	if [ "${qemu_rc[k]}" -eq 124 ] || [ "${qemu_rc[k]}" -eq 137 ]; then
-		fail "g$k: guest finished # timed out after ${timeout_s}s"
-	elif [ ! -f "$g/exit-code" ]; then
-		fail "g$k: guest finished # no exit-code file (qemu exit status ${qemu_rc[k]}; see console.log)"
-	else
-		pass "g$k: guest finished"
-	fi
-done
-
+judge_all "$results" "$guests"
 echo "# vm-run: wall time ${elapsed}s; results in $results"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,1 +1,2215 @@
-int main(void){return 0;}
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rds_local - the RDS socket family on one node, with local delivery only.
+ *
+ * Every case talks to sockets of the same host: on the main address
+ * (RDS_ADDR, the guest's own address, else 127.0.0.1) and, for the core
+ * send/receive cases, once more on 127.0.0.1.  The expected errnos are
+ * those of the distribution's net/rds (Debian's 6.1 kernel), which is the
+ * reference: the project's module must behave the same.
+ *
+ * What the distribution does that matters here:
+ *  - A socket bound to 127.0.0.0/8 uses the loopback transport, and the
+ *    loopback transport never marks a port congested (its receive queue is
+ *    not bounded by SO_RCVBUF).  The congestion cases therefore need the
+ *    main address to be a real interface address with a transport
+ *    (rds_rdma or rds_tcp) loaded, and skip otherwise.
+ *  - Without RDS_CONG_MONITOR, poll() reports POLLIN (and POLLWRBAND) once
+ *    after any congestion map update anywhere in the system, so the plain
+ *    poll cases let POLLIN settle before they expect it clear; the
+ *    monitoring cases expect exact results.
+ *
+ * Usage: rds_local [-l] [CASE...]	(-l lists the cases)
+ * Environment: RDS_ADDR, RDS_MODULES (none: skip all if AF_RDS is missing).
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+
+#include <linux/rds.h>
+
+#include "rds_test.h"
+
+#ifndef AF_RDS
+#define AF_RDS 21
+#endif
+
+#define RCV_TIMEOUT_MS	10000	/* how long a case waits for a message */
+#define BIG_MSG		(1 << 20)	/* the largest message RDS takes */
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* Addresses no caller can have a user pointer to. */
+#define KERNEL_PTR	((void *)0xffffffff81000000UL)
+#define TOP_PTR		((void *)-4096L)
+
+static struct in_addr addr_main, addr_lo;
+static char addr_main_str[INET_ADDRSTRLEN];
+static int main_is_lo;
+
+/* ---------------------------------------------------------------- helpers */
+
+static void sin_set(struct sockaddr_in *sin, struct in_addr addr,
+		    unsigned short port)
+{
+	memset(sin, 0, sizeof(*sin));
+	sin->sin_family = AF_INET;
+	sin->sin_addr = addr;
+	sin->sin_port = htons(port);
+}
+
+static struct in_addr in_addr_of(const char *dotted)
+{
+	struct in_addr a;
+
+	if (inet_pton(AF_INET, dotted, &a) != 1)
+		a.s_addr = htonl(INADDR_NONE);
+	return a;
+}
+
+static const char *sin_str(const struct sockaddr_in *sin)
+{
+	static char buf[2][64];
+	static int which;
+	char a[INET_ADDRSTRLEN];
+
+	which ^= 1;
+	inet_ntop(AF_INET, &sin->sin_addr, a, sizeof(a));
+	snprintf(buf[which], sizeof(buf[which]), "family %d %s:%u",
+		 sin->sin_family, a, ntohs(sin->sin_port));
+	return buf[which];
+}
+
+/* Expect *got to be AF_INET addr:port with sin_zero cleared. */
+static int expect_sin(const struct sockaddr_in *got,
+		      const struct sockaddr_in *want, const char *what)
+{
+	static const unsigned char zero[sizeof(got->sin_zero)];
+
+	if (got->sin_family == AF_INET &&
+	    got->sin_addr.s_addr == want->sin_addr.s_addr &&
+	    got->sin_port == want->sin_port &&
+	    !memcmp(got->sin_zero, zero, sizeof(zero)))
+		return 1;
+	rt_fail("%s: expected %s, got %s%s", what, sin_str(want), sin_str(got),
+		memcmp(got->sin_zero, zero, sizeof(zero)) ?
+		" (sin_zero not cleared)" : "");
+	return 0;
+}
+
+static int rds_socket(void)
+{
+	return ASSERT_SYS_OK(socket(AF_RDS, SOCK_SEQPACKET, 0));
+}
+
+static void set_rcvtimeo(int fd, int ms)
+{
+	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+
+	ASSERT_SYS_OK(setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv,
+				 sizeof(tv)));
+}
+
+/*
+ * A socket bound to addr:port (port 0: any), its bound address in *out if
+ * out is not NULL.  Receives wait RCV_TIMEOUT_MS at most, so that a lost
+ * message fails a check instead of hanging the case.
+ */
+static int rds_bound(struct in_addr addr, unsigned short port,
+		     struct sockaddr_in *out)
+{
+	struct sockaddr_in sin, got;
+	socklen_t len = sizeof(got);
+	int fd = rds_socket();
+
+	sin_set(&sin, addr, port);
+	ASSERT_SYS_OK(bind(fd, (struct sockaddr *)&sin, sizeof(sin)));
+	ASSERT_SYS_OK(getsockname(fd, (struct sockaddr *)&got, &len));
+	ASSERT_EQ(len, sizeof(got));
+	ASSERT_EQ(got.sin_family, AF_INET);
+	ASSERT_TRUE(got.sin_port != 0, "bound to port 0");
+	if (out)
+		*out = got;
+	set_rcvtimeo(fd, RCV_TIMEOUT_MS);
+	return fd;
+}
+
+static int int_opt(int fd, int level, int name)
+{
+	socklen_t len = sizeof(int);
+	int val = 0;
+
+	ASSERT_SYS_OK(getsockopt(fd, level, name, &val, &len));
+	ASSERT_EQ(len, sizeof(int));
+	return val;
+}
+
+static int set_int_opt(int fd, int level, int name, int val)
+{
+	return setsockopt(fd, level, name, &val, sizeof(val));
+}
+
+/* A byte pattern that differs per message (seed) and per offset. */
+static unsigned char pattern_byte(size_t i, unsigned int seed)
+{
+	return (unsigned char)(i * 131 + (i >> 9) + seed * 29 + 7);
+}
+
+static void fill_pattern(unsigned char *buf, size_t len, unsigned int seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		buf[i] = pattern_byte(i, seed);
+}
+
+/* Expect buf to hold the pattern; report the first difference. */
+static int expect_pattern(const unsigned char *buf, size_t len,
+			  unsigned int seed, const char *what)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (buf[i] != pattern_byte(i, seed)) {
+			rt_fail("%s: byte %zu of %zu is %#x, expected %#x",
+				what, i, len, buf[i], pattern_byte(i, seed));
+			return 0;
+		}
+	}
+	return 1;
+}
+
+static void *xmalloc(size_t len)
+{
+	void *p = malloc(len ? len : 1);
+
+	ASSERT_TRUE(p, "out of memory for %zu bytes", len);
+	return p;
+}
+
+/* Send len pattern bytes to *to; the whole message must be taken. */
+static void send_pattern(int fd, size_t len, unsigned int seed,
+			 const struct sockaddr_in *to)
+{
+	unsigned char *buf = xmalloc(len);
+	long ret;
+
+	fill_pattern(buf, len, seed);
+	ret = ASSERT_SYS_OK(sendto(fd, buf, len, 0, (const void *)to,
+				   sizeof(*to)));
+	ASSERT_EQ(ret, len);
+	free(buf);
+}
+
+/* recvmsg() into buf; the sender's address in *from, flags in *flags. */
+static long recv_msg(int fd, void *buf, size_t len, int flags,
+		     struct sockaddr_in *from, int *msg_flags)
+{
+	struct iovec iov = { buf, len };
+	struct msghdr msg = {
+		.msg_name = from,
+		.msg_namelen = from ? sizeof(*from) : 0,
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+	};
+	long ret;
+
+	if (from)
+		memset(from, 0xa5, sizeof(*from));
+	ret = recvmsg(fd, &msg, flags);
+	if (ret >= 0 && from)
+		EXPECT_EQ(msg.msg_namelen, sizeof(*from));
+	if (msg_flags)
+		*msg_flags = msg.msg_flags;
+	return ret;
+}
+
+/*
+ * Receive one message that must be exactly len pattern bytes of this seed,
+ * from *from when from is not NULL, not truncated.
+ */
+static void recv_pattern(int fd, size_t len, unsigned int seed,
+			 const struct sockaddr_in *from)
+{
+	size_t room = len + 64;
+	unsigned char *buf = xmalloc(room);
+	struct sockaddr_in src;
+	int flags = 0;
+	long ret;
+
+	memset(buf, 0, room);
+	ret = ASSERT_SYS_OK(recv_msg(fd, buf, room, 0, &src, &flags));
+	EXPECT_EQ(ret, len);
+	EXPECT_EQ(flags & MSG_TRUNC, 0);
+	if (ret == (long)len)
+		expect_pattern(buf, len, seed, "received message");
+	if (from)
+		expect_sin(&src, from, "sender address");
+	free(buf);
+}
+
+/* Receive one message that must be exactly the string text, from *from. */
+static void recv_text(int fd, const char *text, const struct sockaddr_in *from)
+{
+	size_t len = strlen(text);
+	char buf[256];
+	struct sockaddr_in src;
+	long ret;
+
+	memset(buf, 0, sizeof(buf));
+	ret = ASSERT_SYS_OK(recv_msg(fd, buf, sizeof(buf), 0, &src, NULL));
+	if (ret != (long)len || memcmp(buf, text, len))
+		rt_fail("expected the message '%s', got '%.*s'", text,
+			(int)(ret > 0 ? ret : 0), buf);
+	if (from)
+		expect_sin(&src, from, "sender address");
+}
+
+/* Nothing more may be queued on fd. */
+static void expect_empty(int fd)
+{
+	char c;
+
+	EXPECT_SYS_ERR(recv(fd, &c, 1, MSG_DONTWAIT), EAGAIN);
+}
+
+/*
+ * Wait until everything fd sent to addr so far has been delivered or
+ * dropped: one connection carries a socket's messages to one address in
+ * order, so once a marker sent after them reached a fresh socket there,
+ * they have been dealt with.  Transports other than loopback deliver
+ * asynchronously.
+ */
+static void flush_to(int fd, struct in_addr addr)
+{
+	struct sockaddr_in p;
+	int probe = rds_bound(addr, 0, &p);
+
+	EXPECT_EQ(EXPECT_SYS_OK(sendto(fd, "flush", 5, 0, (void *)&p,
+				       sizeof(p))), 5);
+	recv_text(probe, "flush", NULL);
+	close(probe);
+}
+
+/*
+ * Give a socket room for messages of up to msg bytes: an RDS message may
+ * use at most half of SO_SNDBUF as getsockopt() reports it, and the
+ * receiver should not congest meanwhile.  Skips without the privilege.
+ */
+static void make_room(int fd, int msg)
+{
+	int want = 2 * msg + 65536;
+
+	if (set_int_opt(fd, SOL_SOCKET, SO_SNDBUFFORCE, want) ||
+	    set_int_opt(fd, SOL_SOCKET, SO_RCVBUFFORCE, 2 * want)) {
+		if (errno != EPERM)
+			rt_fail("SO_SNDBUFFORCE/SO_RCVBUFFORCE: %s",
+				rt_errname(errno));
+		rt_skip("no CAP_NET_ADMIN to raise the socket buffers");
+	}
+	ASSERT_TRUE(int_opt(fd, SOL_SOCKET, SO_SNDBUF) / 2 >= msg,
+		    "SO_SNDBUF %d too small for %d",
+		    int_opt(fd, SOL_SOCKET, SO_SNDBUF), msg);
+}
+
+/* poll() one socket; the revents. */
+static int poll_fd(int fd, short events, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = events };
+	int n;
+
+	n = EXPECT_SYS_OK(poll(&p, 1, ms));
+	return n > 0 ? p.revents : 0;
+}
+
+/*
+ * poll() a socket that should not be readable.  The distribution reports
+ * POLLIN once after each congestion map update in the system (to sockets
+ * without RDS_CONG_MONITOR), so give such a stale report a few tries to
+ * clear before judging.
+ */
+static int poll_settled(int fd)
+{
+	int i, rev = 0;
+
+	for (i = 0; i < 4; i++) {
+		rev = poll_fd(fd, POLLIN | POLLOUT, 0);
+		if (!(rev & POLLIN))
+			break;
+		rt_sleep_ms(20);
+	}
+	if (i)
+		rt_diag("POLLIN with nothing to read cleared after %d polls",
+			i + 1);
+	return rev;
+}
+
+/* Signals for the interruption cases. */
+static volatile sig_atomic_t signals_seen;
+
+static void on_sigusr1(int sig)
+{
+	(void)sig;
+	signals_seen++;
+}
+
+static void catch_sigusr1(int restart)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigusr1;
+	sa.sa_flags = restart ? SA_RESTART : 0;
+	sigemptyset(&sa.sa_mask);
+	ASSERT_SYS_OK(sigaction(SIGUSR1, &sa, NULL));
+}
+
+/*
+ * A thread that sends SIGUSR1 to a blocked thread after signal_ms and, if
+ * send_ms is not 0, then sends a message from fd to *to after send_ms more.
+ */
+struct kicker {
+	pthread_t target, thread;
+	int signal_ms, send_ms;
+	int fd;
+	struct sockaddr_in to;
+};
+
+static void *kicker_main(void *arg)
+{
+	struct kicker *k = arg;
+
+	rt_sleep_ms(k->signal_ms);
+	pthread_kill(k->target, SIGUSR1);
+	if (k->send_ms) {
+		rt_sleep_ms(k->send_ms);
+		if (sendto(k->fd, "late", 4, 0, (struct sockaddr *)&k->to,
+			   sizeof(k->to)) != 4)
+			rt_diag("kicker: sendto: %s", rt_errname(errno));
+	}
+	return NULL;
+}
+
+static void kicker_start(struct kicker *k)
+{
+	k->target = pthread_self();
+	errno = pthread_create(&k->thread, NULL, kicker_main, k);
+	ASSERT_TRUE(!errno, "pthread_create: %s", rt_errname(errno));
+}
+
+/* ----------------------------------------------------------- socket() */
+
+static void test_socket_create(void)
+{
+	int fd, flags;
+
+	fd = rds_socket();
+	EXPECT_EQ(int_opt(fd, SOL_SOCKET, SO_TYPE), SOCK_SEQPACKET);
+	EXPECT_EQ(int_opt(fd, SOL_SOCKET, SO_DOMAIN), AF_RDS);
+	EXPECT_EQ(int_opt(fd, SOL_SOCKET, SO_PROTOCOL), 0);
+	close(fd);
+
+	/* The socket layer strips and applies the type flags. */
+	fd = ASSERT_SYS_OK(socket(AF_RDS, SOCK_SEQPACKET | SOCK_NONBLOCK |
+				  SOCK_CLOEXEC, 0));
+	flags = EXPECT_SYS_OK(fcntl(fd, F_GETFL));
+	EXPECT_TRUE(flags & O_NONBLOCK, "SOCK_NONBLOCK: O_NONBLOCK not set");
+	flags = EXPECT_SYS_OK(fcntl(fd, F_GETFD));
+	EXPECT_TRUE(flags & FD_CLOEXEC, "SOCK_CLOEXEC: FD_CLOEXEC not set");
+	close(fd);
+}
+
+/* rds_create(): anything but SOCK_SEQPACKET with protocol 0. */
+static void test_socket_bad_type(void)
+{
+	static const int types[] = { SOCK_STREAM, SOCK_DGRAM, SOCK_RAW,
+				     SOCK_RDM };
+	static const int protos[] = { 1, IPPROTO_TCP, IPPROTO_UDP, 21, 255 };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(types); i++)
+		EXPECT_SYS_ERR(socket(AF_RDS, types[i], 0), ESOCKTNOSUPPORT);
+	for (i = 0; i < ARRAY_SIZE(protos); i++)
+		EXPECT_SYS_ERR(socket(AF_RDS, SOCK_SEQPACKET, protos[i]),
+			       ESOCKTNOSUPPORT);
+}
+
+/* ------------------------------------------------------------- bind() */
+
+/* The case on RDS_ADDR itself: it must be bindable, or say why not. */
+static void test_bind_rds_addr(void)
+{
+	const char *env = getenv("RDS_ADDR");
+	struct sockaddr_in sin;
+	int fd;
+
+	if (!env || !*env)
+		rt_skip("RDS_ADDR is not set");
+	ASSERT_TRUE(in_addr_of(env).s_addr != htonl(INADDR_NONE),
+		    "RDS_ADDR '%s' is not an IPv4 address", env);
+	fd = rds_socket();
+	sin_set(&sin, in_addr_of(env), 0);
+	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin))) {
+		rt_fail("bind(%s:0): %s%s", env, rt_errname(errno),
+			errno == EADDRNOTAVAIL ?
+			" (no RDS transport accepts it: is rds_rdma or rds_tcp loaded?)" :
+			"");
+	}
+	close(fd);
+}
+
+static void test_bind_explicit_port(void)
+{
+	struct sockaddr_in sin, got;
+	socklen_t len = sizeof(got);
+	unsigned short port = 20000 + getpid() % 20000;
+	int fd = rds_socket(), tries, ret = -1;
+
+	for (tries = 0; tries < 100; tries++, port++) {
+		sin_set(&sin, addr_main, port);
+		ret = bind(fd, (struct sockaddr *)&sin, sizeof(sin));
+		if (!ret || errno != EADDRINUSE)
+			break;
+	}
+	ASSERT_SYS_OK(ret);
+	memset(&got, 0xa5, sizeof(got));
+	ASSERT_SYS_OK(getsockname(fd, (struct sockaddr *)&got, &len));
+	EXPECT_EQ(len, sizeof(struct sockaddr_in));
+	expect_sin(&got, &sin, "getsockname");
+	close(fd);
+}
+
+static void test_bind_port_zero(void)
+{
+	struct sockaddr_in a, b;
+	int fa = rds_bound(addr_main, 0, &a);
+	int fb = rds_bound(addr_main, 0, &b);
+
+	EXPECT_EQ(a.sin_addr.s_addr, addr_main.s_addr);
+	/* Port 1 is reserved for the protocol's probes. */
+	EXPECT_TRUE(ntohs(a.sin_port) > 1 && ntohs(b.sin_port) > 1,
+		    "ports %u and %u picked", ntohs(a.sin_port),
+		    ntohs(b.sin_port));
+	EXPECT_NE(a.sin_port, b.sin_port);
+	close(fa);
+	close(fb);
+}
+
+static void test_bind_addr_in_use(void)
+{
+	struct sockaddr_in a;
+	int fa = rds_bound(addr_main, 0, &a);
+	int fb = rds_socket(), fc;
+
+	EXPECT_SYS_ERR(bind(fb, (struct sockaddr *)&a, sizeof(a)),
+		       EADDRINUSE);
+	/* The same port on another address is another binding. */
+	if (!main_is_lo) {
+		struct sockaddr_in other;
+
+		sin_set(&other, addr_lo, ntohs(a.sin_port));
+		fc = rds_socket();
+		EXPECT_SYS_OK(bind(fc, (struct sockaddr *)&other,
+				   sizeof(other)));
+		close(fc);
+	}
+	/* close() releases the binding at once. */
+	close(fa);
+	EXPECT_SYS_OK(bind(fb, (struct sockaddr *)&a, sizeof(a)));
+	close(fb);
+}
+
+static void test_bind_nonlocal(void)
+{
+	static const char *const addrs[] = { "192.0.2.1", "198.51.100.7" };
+	struct sockaddr_in sin;
+	unsigned int i;
+	int fd = rds_socket();
+
+	for (i = 0; i < ARRAY_SIZE(addrs); i++) {
+		sin_set(&sin, in_addr_of(addrs[i]), 4000);
+		EXPECT_SYS_ERR(bind(fd, (struct sockaddr *)&sin, sizeof(sin)),
+			       EADDRNOTAVAIL);
+	}
+	/* The failures left the socket unbound. */
+	sin_set(&sin, addr_main, 0);
+	EXPECT_SYS_OK(bind(fd, (struct sockaddr *)&sin, sizeof(sin)));
+	close(fd);
+}
+
+static void test_bind_bad_args(void)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+	struct sockaddr *sa = (struct sockaddr *)&ss;
+	int fd = rds_socket();
+
+	memset(&ss, 0, sizeof(ss));
+	sin_set(sin, in_addr_of("0.0.0.0"), 4000);
+	EXPECT_SYS_ERR(bind(fd, sa, sizeof(*sin)), EINVAL);
+	sin_set(sin, in_addr_of("255.255.255.255"), 4000);
+	EXPECT_SYS_ERR(bind(fd, sa, sizeof(*sin)), EINVAL);
+	sin_set(sin, in_addr_of("224.0.0.1"), 4000);
+	EXPECT_SYS_ERR(bind(fd, sa, sizeof(*sin)), EINVAL);
+
+	sin_set(sin, addr_main, 0);
+	sin->sin_family = AF_UNIX;
+	EXPECT_SYS_ERR(bind(fd, sa, sizeof(*sin)), EINVAL);
+	sin->sin_family = AF_UNSPEC;
+	EXPECT_SYS_ERR(bind(fd, sa, sizeof(*sin)), EINVAL);
+	sin->sin_family = AF_INET6;	/* too short for a sockaddr_in6 */
+	EXPECT_SYS_ERR(bind(fd, sa, sizeof(*sin)), EINVAL);
+
+	sin_set(sin, addr_main, 0);
+	EXPECT_SYS_ERR(bind(fd, sa, sizeof(*sin) - 1), EINVAL);
+	EXPECT_SYS_ERR(bind(fd, sa, 2), EINVAL);
+	EXPECT_SYS_ERR(bind(fd, sa, 1), EINVAL);
+	EXPECT_SYS_ERR(bind(fd, sa, 0), EINVAL);
+	EXPECT_SYS_ERR(bind(fd, sa, sizeof(ss) + 1), EINVAL);
+	EXPECT_SYS_ERR(bind(fd, sa, (socklen_t)-1), EINVAL);
+	EXPECT_SYS_ERR(bind(fd, NULL, 0), EINVAL);
+	EXPECT_SYS_ERR(bind(fd, NULL, sizeof(*sin)), EFAULT);
+	EXPECT_SYS_ERR(bind(fd, KERNEL_PTR, sizeof(*sin)), EFAULT);
+	EXPECT_SYS_ERR(bind(fd, TOP_PTR, sizeof(*sin)), EFAULT);
+
+	/* None of that bound the socket. */
+	EXPECT_SYS_OK(bind(fd, sa, sizeof(*sin)));
+	close(fd);
+}
+
+/* Port 1 is RDS_FLAG_PROBE_PORT, kept for the protocol. */
+static void test_bind_reserved_port(void)
+{
+	struct sockaddr_in sin;
+	int fd = rds_socket();
+
+	sin_set(&sin, addr_main, 1);
+	EXPECT_SYS_ERR(bind(fd, (struct sockaddr *)&sin, sizeof(sin)), EINVAL);
+	close(fd);
+}
+
+static void test_bind_twice(void)
+{
+	struct sockaddr_in a, again, got;
+	socklen_t len = sizeof(got);
+	int fd = rds_bound(addr_main, 0, &a);
+
+	EXPECT_SYS_ERR(bind(fd, (struct sockaddr *)&a, sizeof(a)), EINVAL);
+	sin_set(&again, addr_main, 0);
+	EXPECT_SYS_ERR(bind(fd, (struct sockaddr *)&again, sizeof(again)),
+		       EINVAL);
+	sin_set(&again, addr_lo, 0);
+	EXPECT_SYS_ERR(bind(fd, (struct sockaddr *)&again, sizeof(again)),
+		       EINVAL);
+	ASSERT_SYS_OK(getsockname(fd, (struct sockaddr *)&got, &len));
+	expect_sin(&got, &a, "address after failed rebinds");
+	close(fd);
+}
+
+/* ---------------------------------------------------------- connect() */
+
+static void connect_default_dest(struct in_addr addr)
+{
+	struct sockaddr_in r1, r2, t, got;
+	socklen_t len = sizeof(got);
+	int rx1 = rds_bound(addr, 0, &r1);
+	int rx2 = rds_bound(addr, 0, &r2);
+	int tx = rds_bound(addr, 0, &t);
+
+	ASSERT_SYS_OK(connect(tx, (struct sockaddr *)&r1, sizeof(r1)));
+	memset(&got, 0xa5, sizeof(got));
+	ASSERT_SYS_OK(getpeername(tx, (struct sockaddr *)&got, &len));
+	EXPECT_EQ(len, sizeof(got));
+	expect_sin(&got, &r1, "getpeername");
+
+	/* send() goes to the connected address ... */
+	EXPECT_EQ(EXPECT_SYS_OK(send(tx, "one", 3, 0)), 3);
+	recv_text(rx1, "one", &t);
+	/* ... an explicit address still wins ... */
+	EXPECT_EQ(EXPECT_SYS_OK(sendto(tx, "two", 3, 0, (void *)&r2,
+				       sizeof(r2))), 3);
+	recv_text(rx2, "two", &t);
+	/* ... and connecting again moves the default. */
+	ASSERT_SYS_OK(connect(tx, (struct sockaddr *)&r2, sizeof(r2)));
+	EXPECT_EQ(EXPECT_SYS_OK(send(tx, "three", 5, 0)), 5);
+	recv_text(rx2, "three", &t);
+	expect_empty(rx1);
+	expect_empty(rx2);
+	close(tx);
+	close(rx1);
+	close(rx2);
+}
+
+static void test_getpeername_unconnected(void)
+{
+	struct sockaddr_in got;
+	socklen_t len = sizeof(got);
+	int fd = rds_socket();
+
+	EXPECT_SYS_ERR(getpeername(fd, (struct sockaddr *)&got, &len),
+		       ENOTCONN);
+	close(fd);
+	fd = rds_bound(addr_main, 0, NULL);
+	len = sizeof(got);
+	EXPECT_SYS_ERR(getpeername(fd, (struct sockaddr *)&got, &len),
+		       ENOTCONN);
+	close(fd);
+}
+
+static void test_connect_bad_args(void)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+	struct sockaddr *sa = (struct sockaddr *)&ss;
+	struct sockaddr_in got;
+	socklen_t len = sizeof(got);
+	int fd = rds_socket();
+
+	memset(&ss, 0, sizeof(ss));
+	/* Unlike bind() and sendmsg(), connect() has its own errno here. */
+	sin_set(sin, in_addr_of("0.0.0.0"), 4000);
+	EXPECT_SYS_ERR(connect(fd, sa, sizeof(*sin)), EDESTADDRREQ);
+	sin_set(sin, in_addr_of("255.255.255.255"), 4000);
+	EXPECT_SYS_ERR(connect(fd, sa, sizeof(*sin)), EINVAL);
+	sin_set(sin, in_addr_of("224.0.0.1"), 4000);
+	EXPECT_SYS_ERR(connect(fd, sa, sizeof(*sin)), EINVAL);
+
+	sin_set(sin, addr_main, 4000);
+	sin->sin_family = AF_UNIX;
+	EXPECT_SYS_ERR(connect(fd, sa, sizeof(*sin)), EAFNOSUPPORT);
+	sin->sin_family = AF_UNSPEC;
+	EXPECT_SYS_ERR(connect(fd, sa, sizeof(*sin)), EAFNOSUPPORT);
+	sin->sin_family = AF_INET6;	/* too short for a sockaddr_in6 */
+	EXPECT_SYS_ERR(connect(fd, sa, sizeof(*sin)), EINVAL);
+
+	sin_set(sin, addr_main, 4000);
+	EXPECT_SYS_ERR(connect(fd, sa, sizeof(*sin) - 1), EINVAL);
+	EXPECT_SYS_ERR(connect(fd, sa, 1), EINVAL);
+	EXPECT_SYS_ERR(connect(fd, sa, 0), EINVAL);
+	EXPECT_SYS_ERR(connect(fd, sa, sizeof(ss) + 1), EINVAL);
+	EXPECT_SYS_ERR(connect(fd, NULL, sizeof(*sin)), EFAULT);
+	EXPECT_SYS_ERR(connect(fd, KERNEL_PTR, sizeof(*sin)), EFAULT);
+
+	/* None of that set a destination. */
+	EXPECT_SYS_ERR(getpeername(fd, (struct sockaddr *)&got, &len),
+		       ENOTCONN);
+	close(fd);
+}
+
+/* --------------------------------------------- getsockname/getpeername */
+
+static void test_getsockname_unbound(void)
+{
+	struct sockaddr_in got, zero, dst;
+	socklen_t len = sizeof(got);
+	int fd = rds_socket();
+
+	/* Neither bound nor connected: AF_UNSPEC, sockaddr_in sized. */
+	memset(&got, 0xa5, sizeof(got));
+	ASSERT_SYS_OK(getsockname(fd, (struct sockaddr *)&got, &len));
+	EXPECT_EQ(len, sizeof(got));
+	memset(&zero, 0, sizeof(zero));
+	EXPECT_TRUE(!memcmp(&got, &zero, sizeof(got)),
+		    "unbound socket: expected an all-zero AF_UNSPEC address, got %s",
+		    sin_str(&got));
+
+	/* Connected but not bound: AF_INET with address and port 0. */
+	sin_set(&dst, addr_main, 4000);
+	ASSERT_SYS_OK(connect(fd, (struct sockaddr *)&dst, sizeof(dst)));
+	len = sizeof(got);
+	memset(&got, 0xa5, sizeof(got));
+	ASSERT_SYS_OK(getsockname(fd, (struct sockaddr *)&got, &len));
+	EXPECT_EQ(len, sizeof(got));
+	sin_set(&zero, in_addr_of("0.0.0.0"), 0);
+	expect_sin(&got, &zero, "connected, unbound socket");
+	close(fd);
+}
+
+/* The socket layer's part of getsockname()/getpeername(). */
+static void check_getname_args(int fd, int peer, const struct sockaddr_in *want)
+{
+	int (*getname)(int, struct sockaddr *, socklen_t *) =
+		peer ? getpeername : getsockname;
+	const char *what = peer ? "getpeername" : "getsockname";
+	unsigned char buf[sizeof(struct sockaddr_in)];
+	struct sockaddr_in got;
+	socklen_t len;
+	unsigned int i;
+
+	EXPECT_SYS_ERR(getname(fd, (struct sockaddr *)&got, NULL), EFAULT);
+	EXPECT_SYS_ERR(getname(fd, (struct sockaddr *)&got, KERNEL_PTR),
+		       EFAULT);
+	len = sizeof(got);
+	EXPECT_SYS_ERR(getname(fd, NULL, &len), EFAULT);
+	len = sizeof(got);
+	EXPECT_SYS_ERR(getname(fd, KERNEL_PTR, &len), EFAULT);
+	len = (socklen_t)-1;
+	EXPECT_SYS_ERR(getname(fd, (struct sockaddr *)&got, &len), EINVAL);
+
+	/* A short buffer gets a truncated copy and the full length. */
+	len = 4;
+	memset(buf, 0xa5, sizeof(buf));
+	EXPECT_SYS_OK(getname(fd, (struct sockaddr *)buf, &len));
+	EXPECT_EQ(len, sizeof(struct sockaddr_in));
+	EXPECT_TRUE(!memcmp(buf, want, 4), "%s: truncated copy differs", what);
+	for (i = 4; i < sizeof(buf); i++)
+		if (!EXPECT_TRUE(buf[i] == 0xa5,
+				 "%s: wrote byte %u past the given length 4",
+				 what, i))
+			break;
+	len = 0;
+	EXPECT_SYS_OK(getname(fd, NULL, &len));
+	EXPECT_EQ(len, sizeof(struct sockaddr_in));
+}
+
+static void test_getname_bad_args(void)
+{
+	struct sockaddr_in a, b;
+	int fa = rds_bound(addr_main, 0, &a);
+	int fb = rds_bound(addr_main, 0, &b);
+
+	ASSERT_SYS_OK(connect(fa, (struct sockaddr *)&b, sizeof(b)));
+	check_getname_args(fa, 0, &a);
+	check_getname_args(fa, 1, &b);
+	close(fa);
+	close(fb);
+}
+
+/* ------------------------------------------------- sendmsg and recvmsg */
+
+static void send_recv_boundaries(struct in_addr addr)
+{
+	static const size_t sizes[] = { 10, 3000, 200, 1, 4096 };
+	struct sockaddr_in r, t;
+	int rx = rds_bound(addr, 0, &r);
+	int tx = rds_bound(addr, 0, &t);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++)
+		send_pattern(tx, sizes[i], i, &r);
+	for (i = 0; i < ARRAY_SIZE(sizes); i++)
+		recv_pattern(rx, sizes[i], i, &t);
+	expect_empty(rx);
+	close(tx);
+	close(rx);
+}
+
+static void recv_msg_name(struct in_addr addr)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_in r, t, *from = (struct sockaddr_in *)&ss;
+	unsigned char *p = (unsigned char *)&ss;
+	int rx = rds_bound(addr, 0, &r);
+	int tx = rds_bound(addr, 0, &t);
+	socklen_t len;
+	char buf[16];
+	unsigned int i;
+
+	send_pattern(tx, 8, 1, &r);
+	send_pattern(tx, 8, 2, &r);
+	send_pattern(tx, 8, 3, &r);
+
+	/* recvfrom() with room for any address: a sockaddr_in comes back. */
+	memset(&ss, 0xa5, sizeof(ss));
+	len = sizeof(ss);
+	EXPECT_EQ(EXPECT_SYS_OK(recvfrom(rx, buf, sizeof(buf), 0,
+					 (struct sockaddr *)&ss, &len)), 8);
+	EXPECT_EQ(len, sizeof(struct sockaddr_in));
+	expect_sin(from, &t, "recvfrom address");
+	for (i = sizeof(struct sockaddr_in); i < sizeof(ss); i++)
+		if (!EXPECT_TRUE(p[i] == 0xa5, "recvfrom wrote byte %u", i))
+			break;
+
+	/* A short address buffer: truncated, full length reported. */
+	memset(&ss, 0xa5, sizeof(ss));
+	len = 6;
+	EXPECT_EQ(EXPECT_SYS_OK(recvfrom(rx, buf, sizeof(buf), 0,
+					 (struct sockaddr *)&ss, &len)), 8);
+	EXPECT_EQ(len, sizeof(struct sockaddr_in));
+	EXPECT_TRUE(!memcmp(&ss, &t, 6), "truncated recvfrom address");
+	EXPECT_EQ(p[6], 0xa5);
+
+	/* No address asked for. */
+	EXPECT_EQ(EXPECT_SYS_OK(recvfrom(rx, buf, sizeof(buf), 0, NULL, NULL)),
+		  8);
+	expect_empty(rx);
+	close(tx);
+	close(rx);
+}
+
+static void message_sizes(struct in_addr addr)
+{
+	static const size_t sizes[] = { 0, 1, 4095, 4096, 4097, 65536,
+					BIG_MSG - 1, BIG_MSG };
+	struct sockaddr_in r, t;
+	int rx = rds_bound(addr, 0, &r);
+	int tx = rds_bound(addr, 0, &t);
+	unsigned int i;
+
+	make_room(tx, BIG_MSG);
+	make_room(rx, BIG_MSG);
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		send_pattern(tx, sizes[i], i, &r);
+		recv_pattern(rx, sizes[i], i, &t);
+	}
+	expect_empty(rx);
+	close(tx);
+	close(rx);
+}
+
+static void test_message_too_big(void)
+{
+	struct sockaddr_in r;
+	int rx = rds_bound(addr_main, 0, &r);
+	int tx = rds_bound(addr_main, 0, NULL);
+	size_t len = 2 * BIG_MSG;
+	unsigned char *buf = xmalloc(len);
+	struct iovec iov[2] = { { buf, BIG_MSG / 2 },
+				{ buf + BIG_MSG / 2, BIG_MSG / 2 + 1 } };
+	struct msghdr msg = { .msg_name = &r, .msg_namelen = sizeof(r),
+			      .msg_iov = iov, .msg_iovlen = 2 };
+
+	/* With room in the send buffer, only the 1 MiB limit refuses. */
+	make_room(tx, len + 1);
+	memset(buf, 0x5a, len);
+	EXPECT_SYS_ERR(sendto(tx, buf, BIG_MSG + 1, 0, (void *)&r, sizeof(r)),
+		       EMSGSIZE);
+	EXPECT_SYS_ERR(sendto(tx, buf, len, 0, (void *)&r, sizeof(r)),
+		       EMSGSIZE);
+	EXPECT_SYS_ERR(sendmsg(tx, &msg, 0), EMSGSIZE);
+	flush_to(tx, addr_main);
+	expect_empty(rx);
+	free(buf);
+	close(tx);
+	close(rx);
+}
+
+/* A message may use at most half of the send buffer getsockopt() shows. */
+static void test_message_over_sndbuf(void)
+{
+	struct sockaddr_in r, t;
+	int rx = rds_bound(addr_main, 0, &r);
+	int tx = rds_bound(addr_main, 0, &t);
+	unsigned char *buf;
+	int half;
+
+	ASSERT_SYS_OK(set_int_opt(tx, SOL_SOCKET, SO_SNDBUF, 16384));
+	half = int_opt(tx, SOL_SOCKET, SO_SNDBUF) / 2;
+	rt_diag("SO_SNDBUF reads %d after setting 16384", 2 * half);
+	buf = xmalloc(half + 1);
+	memset(buf, 0x3c, half + 1);
+	EXPECT_SYS_ERR(sendto(tx, buf, half + 1, 0, (void *)&r, sizeof(r)),
+		       EMSGSIZE);
+	free(buf);
+	send_pattern(tx, half, 9, &r);
+	recv_pattern(rx, half, 9, &t);
+	expect_empty(rx);
+	close(tx);
+	close(rx);
+}
+
+/* No implicit bind: an unbound socket cannot send. */
+static void test_send_unbound(void)
+{
+	struct sockaddr_in r, got;
+	socklen_t len = sizeof(got);
+	int rx = rds_bound(addr_main, 0, &r);
+	int fd = rds_socket();
+
+	EXPECT_SYS_ERR(sendto(fd, "x", 1, 0, (void *)&r, sizeof(r)), ENOTCONN);
+	ASSERT_SYS_OK(connect(fd, (struct sockaddr *)&r, sizeof(r)));
+	EXPECT_SYS_ERR(send(fd, "x", 1, 0), ENOTCONN);
+	ASSERT_SYS_OK(getsockname(fd, (struct sockaddr *)&got, &len));
+	EXPECT_TRUE(got.sin_port == 0 && got.sin_addr.s_addr == 0,
+		    "sending bound the socket to %s", sin_str(&got));
+	close(fd);
+	fd = rds_bound(addr_main, 0, NULL);
+	flush_to(fd, addr_main);
+	expect_empty(rx);
+	close(fd);
+	close(rx);
+}
+
+static void test_send_no_dest(void)
+{
+	struct iovec iov = { "x", 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	int fd = rds_bound(addr_main, 0, NULL);
+
+	EXPECT_SYS_ERR(send(fd, "x", 1, 0), ENOTCONN);
+	EXPECT_SYS_ERR(sendmsg(fd, &msg, 0), ENOTCONN);
+	EXPECT_SYS_ERR(sendto(fd, "x", 1, 0, NULL, 0), ENOTCONN);
+	close(fd);
+}
+
+static void test_send_bad_args(void)
+{
+	static const struct {
+		int flag;
+		const char *name;
+	} flags[] = {
+		{ MSG_OOB, "MSG_OOB" }, { MSG_MORE, "MSG_MORE" },
+		{ MSG_NOSIGNAL, "MSG_NOSIGNAL" }, { MSG_EOR, "MSG_EOR" },
+		{ MSG_CONFIRM, "MSG_CONFIRM" },
+	};
+	struct sockaddr_storage ss;
+	struct sockaddr_in r, *sin = (struct sockaddr_in *)&ss;
+	void *sa = &ss;
+	int rx = rds_bound(addr_main, 0, &r);
+	int tx = rds_bound(addr_main, 0, NULL);
+	unsigned int i;
+
+	memset(&ss, 0, sizeof(ss));
+	*sin = r;
+	EXPECT_SYS_ERR(sendto(tx, "x", 1, 0, sa, sizeof(*sin) - 1), EINVAL);
+	EXPECT_SYS_ERR(sendto(tx, "x", 1, 0, sa, 8), EINVAL);
+	EXPECT_SYS_ERR(sendto(tx, "x", 1, 0, sa, sizeof(ss) + 1), EINVAL);
+	EXPECT_SYS_ERR(sendto(tx, "x", 1, 0, KERNEL_PTR, sizeof(*sin)),
+		       EFAULT);
+	/* The socket layer ignores the length of a NULL address. */
+	EXPECT_SYS_ERR(sendto(tx, "x", 1, 0, NULL, sizeof(*sin)), ENOTCONN);
+	sin->sin_family = AF_UNIX;
+	EXPECT_SYS_ERR(sendto(tx, "x", 1, 0, sa, sizeof(*sin)), EINVAL);
+	sin->sin_family = AF_UNSPEC;
+	EXPECT_SYS_ERR(sendto(tx, "x", 1, 0, sa, sizeof(*sin)), EINVAL);
+	sin->sin_family = AF_INET6;	/* too short for a sockaddr_in6 */
+	EXPECT_SYS_ERR(sendto(tx, "x", 1, 0, sa, sizeof(*sin)), EINVAL);
+
+	sin_set(sin, in_addr_of("0.0.0.0"), ntohs(r.sin_port));
+	EXPECT_SYS_ERR(sendto(tx, "x", 1, 0, sa, sizeof(*sin)), EINVAL);
+	sin_set(sin, in_addr_of("255.255.255.255"), ntohs(r.sin_port));
+	EXPECT_SYS_ERR(sendto(tx, "x", 1, 0, sa, sizeof(*sin)), EINVAL);
+	sin_set(sin, in_addr_of("224.0.0.1"), ntohs(r.sin_port));
+	EXPECT_SYS_ERR(sendto(tx, "x", 1, 0, sa, sizeof(*sin)), EINVAL);
+
+	/* Only MSG_DONTWAIT (and MSG_ZEROCOPY) are accepted. */
+	for (i = 0; i < ARRAY_SIZE(flags); i++)
+		if (!EXPECT_SYS_ERR(sendto(tx, "x", 1, flags[i].flag,
+					   (void *)&r, sizeof(r)), EOPNOTSUPP))
+			rt_diag("... with flag %s", flags[i].name);
+
+	flush_to(tx, addr_main);
+	expect_empty(rx);
+	close(tx);
+	close(rx);
+}
+
+/* A bad data pointer fails the call and queues nothing. */
+static void test_send_efault(void)
+{
+	struct sockaddr_in r, t;
+	int rx = rds_bound(addr_main, 0, &r);
+	int tx = rds_bound(addr_main, 0, &t);
+	struct iovec iov[2] = { { "abc", 3 }, { NULL, 10 } };
+	struct msghdr msg = { .msg_name = &r, .msg_namelen = sizeof(r),
+			      .msg_iov = iov, .msg_iovlen = 2 };
+
+	EXPECT_SYS_ERR(sendto(tx, NULL, 100, 0, (void *)&r, sizeof(r)),
+		       EFAULT);
+	EXPECT_SYS_ERR(sendto(tx, KERNEL_PTR, 100, 0, (void *)&r, sizeof(r)),
+		       EFAULT);
+	EXPECT_SYS_ERR(sendto(tx, TOP_PTR, 100, 0, (void *)&r, sizeof(r)),
+		       EFAULT);
+	EXPECT_SYS_ERR(sendmsg(tx, &msg, 0), EFAULT);
+	msg.msg_iov = KERNEL_PTR;
+	EXPECT_SYS_ERR(sendmsg(tx, &msg, 0), EFAULT);
+
+	EXPECT_EQ(EXPECT_SYS_OK(sendto(tx, "good", 4, 0, (void *)&r,
+				       sizeof(r))), 4);
+	recv_text(rx, "good", &t);
+	expect_empty(rx);
+	close(tx);
+	close(rx);
+}
+
+/* A bad buffer fails the receive and leaves the message queued. */
+static void test_recv_efault(void)
+{
+	struct sockaddr_in r, t;
+	int rx = rds_bound(addr_main, 0, &r);
+	int tx = rds_bound(addr_main, 0, &t);
+	char small[2];
+	struct iovec iov[2] = { { small, sizeof(small) }, { NULL, 100 } };
+	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = 2 };
+
+	EXPECT_EQ(EXPECT_SYS_OK(sendto(tx, "hello", 5, 0, (void *)&r,
+				       sizeof(r))), 5);
+	EXPECT_SYS_ERR(recv(rx, NULL, 100, 0), EFAULT);
+	EXPECT_SYS_ERR(recv(rx, KERNEL_PTR, 100, 0), EFAULT);
+	EXPECT_SYS_ERR(recv(rx, TOP_PTR, 100, 0), EFAULT);
+	EXPECT_SYS_ERR(recvmsg(rx, &msg, 0), EFAULT);
+	EXPECT_SYS_ERR(recvmsg(rx, KERNEL_PTR, 0), EFAULT);
+	recv_text(rx, "hello", &t);
+	expect_empty(rx);
+	close(tx);
+	close(rx);
+}
+
+static void test_recv_dontwait_empty(void)
+{
+	int fd = rds_bound(addr_main, 0, NULL);
+	struct sockaddr_in a;
+	char c;
+
+	EXPECT_SYS_ERR(recv(fd, &c, 1, MSG_DONTWAIT), EAGAIN);
+	close(fd);
+
+	/* O_NONBLOCK makes every receive non-blocking. */
+	fd = ASSERT_SYS_OK(socket(AF_RDS, SOCK_SEQPACKET | SOCK_NONBLOCK, 0));
+	sin_set(&a, addr_main, 0);
+	ASSERT_SYS_OK(bind(fd, (struct sockaddr *)&a, sizeof(a)));
+	EXPECT_SYS_ERR(recv(fd, &c, 1, 0), EAGAIN);
+	close(fd);
+
+	/* Unbound: nothing can arrive, and it says so the same way. */
+	fd = rds_socket();
+	EXPECT_SYS_ERR(recv(fd, &c, 1, MSG_DONTWAIT), EAGAIN);
+	close(fd);
+}
+
+/*
+ * Distribution behaviour: a receive timeout (SO_RCVTIMEO) ends with
+ * ETIMEDOUT, not EAGAIN as on most other sockets.
+ */
+static void test_recv_timeout(void)
+{
+	int fd = rds_bound(addr_main, 0, NULL);
+	long long start;
+	char c;
+
+	set_rcvtimeo(fd, 300);
+	start = rt_now_ms();
+	EXPECT_SYS_ERR(recv(fd, &c, 1, 0), ETIMEDOUT);
+	EXPECT_TRUE(rt_now_ms() - start >= 250,
+		    "recv returned after %lld ms, before the 300 ms timeout",
+		    rt_now_ms() - start);
+	close(fd);
+}
+
+/*
+ * Distribution behaviour: MSG_OOB receives nothing and succeeds with 0;
+ * MSG_ERRQUEUE reads the (empty) socket error queue.
+ */
+static void test_recv_odd_flags(void)
+{
+	struct sockaddr_in r, t;
+	int rx = rds_bound(addr_main, 0, &r);
+	int tx = rds_bound(addr_main, 0, &t);
+	char buf[16];
+
+	EXPECT_SYS_ERR(recv(rx, buf, sizeof(buf), MSG_ERRQUEUE), EAGAIN);
+	EXPECT_EQ(EXPECT_SYS_OK(sendto(tx, "data", 4, 0, (void *)&r,
+				       sizeof(r))), 4);
+	EXPECT_EQ(EXPECT_SYS_OK(recv(rx, buf, sizeof(buf),
+				     MSG_OOB | MSG_DONTWAIT)), 0);
+	recv_text(rx, "data", &t);
+	close(tx);
+	close(rx);
+}
+
+static void test_recv_peek(void)
+{
+	struct sockaddr_in r, t, from;
+	int rx = rds_bound(addr_main, 0, &r);
+	int tx = rds_bound(addr_main, 0, &t);
+	unsigned char buf[200];
+	int flags, i;
+
+	send_pattern(tx, 100, 4, &r);
+	for (i = 0; i < 2; i++) {
+		memset(buf, 0, sizeof(buf));
+		EXPECT_EQ(EXPECT_SYS_OK(recv_msg(rx, buf, sizeof(buf),
+						 MSG_PEEK, &from, &flags)),
+			  100);
+		expect_pattern(buf, 100, 4, "peeked message");
+		expect_sin(&from, &t, "peeked sender");
+		EXPECT_EQ(flags & MSG_TRUNC, 0);
+	}
+	/* A short peek is truncated but consumes nothing either. */
+	EXPECT_EQ(EXPECT_SYS_OK(recv_msg(rx, buf, 10, MSG_PEEK, NULL,
+					 &flags)), 10);
+	EXPECT_TRUE(flags & MSG_TRUNC, "short peek: MSG_TRUNC not set");
+	EXPECT_EQ(EXPECT_SYS_OK(recv_msg(rx, buf, 10, MSG_PEEK | MSG_TRUNC,
+					 NULL, &flags)), 100);
+	recv_pattern(rx, 100, 4, &t);
+	expect_empty(rx);
+	close(tx);
+	close(rx);
+}
+
+static void test_recv_trunc(void)
+{
+	struct sockaddr_in r, t;
+	int rx = rds_bound(addr_main, 0, &r);
+	int tx = rds_bound(addr_main, 0, &t);
+	unsigned char buf[2000];
+	int flags, i;
+
+	/* Too small a buffer: the head of the message, the rest dropped. */
+	send_pattern(tx, 1000, 5, &r);
+	memset(buf, 0, sizeof(buf));
+	EXPECT_EQ(EXPECT_SYS_OK(recv_msg(rx, buf, 100, 0, NULL, &flags)), 100);
+	EXPECT_TRUE(flags & MSG_TRUNC, "MSG_TRUNC not set in msg_flags");
+	expect_pattern(buf, 100, 5, "truncated message");
+	expect_empty(rx);
+
+	/* MSG_TRUNC asks for the real length; no more bytes are copied. */
+	send_pattern(tx, 1000, 6, &r);
+	memset(buf, 0xee, sizeof(buf));
+	EXPECT_EQ(EXPECT_SYS_OK(recv_msg(rx, buf, 100, MSG_TRUNC, NULL,
+					 &flags)), 1000);
+	EXPECT_TRUE(flags & MSG_TRUNC, "MSG_TRUNC not set in msg_flags");
+	expect_pattern(buf, 100, 6, "truncated message");
+	for (i = 100; i < 2000; i++)
+		if (!EXPECT_TRUE(buf[i] == 0xee, "byte %d written", i))
+			break;
+	expect_empty(rx);
+
+	/* The usual probe for a datagram's length consumes it here. */
+	send_pattern(tx, 1000, 7, &r);
+	EXPECT_EQ(EXPECT_SYS_OK(recv(rx, NULL, 0, MSG_TRUNC)), 1000);
+	expect_empty(rx);
+	send_pattern(tx, 1000, 8, &r);
+	EXPECT_EQ(EXPECT_SYS_OK(recv(rx, NULL, 0, 0)), 0);
+	expect_empty(rx);
+
+	/* An exact fit is not truncated. */
+	send_pattern(tx, 1000, 9, &r);
+	EXPECT_EQ(EXPECT_SYS_OK(recv_msg(rx, buf, 1000, 0, NULL, &flags)),
+		  1000);
+	EXPECT_EQ(flags & MSG_TRUNC, 0);
+	expect_pattern(buf, 1000, 9, "exact fit");
+	close(tx);
+	close(rx);
+}
+
+#define ORDER_COUNT	1000
+
+static void message_order(struct in_addr addr)
+{
+	struct sockaddr_in r, t, from;
+	int rx = rds_bound(addr, 0, &r);
+	int tx = rds_bound(addr, 0, &t);
+	uint32_t seq, got[4];
+	long ret;
+
+	for (seq = 0; seq < ORDER_COUNT; seq++) {
+		uint32_t msg[3] = { seq, ~seq, seq * 2654435761U };
+
+		ret = ASSERT_SYS_OK(sendto(tx, msg, sizeof(msg), 0,
+					   (void *)&r, sizeof(r)));
+		ASSERT_EQ(ret, sizeof(msg));
+	}
+	for (seq = 0; seq < ORDER_COUNT; seq++) {
+		ret = ASSERT_SYS_OK(recv_msg(rx, got, sizeof(got), 0, &from,
+					     NULL));
+		ASSERT_EQ(ret, 3 * sizeof(uint32_t));
+		if (got[0] != seq || got[1] != ~seq ||
+		    got[2] != seq * 2654435761U) {
+			rt_fail("message %u of %u: got sequence %u",
+				seq, ORDER_COUNT, got[0]);
+			rt_abort();
+		}
+		if (seq == 0)
+			expect_sin(&from, &t, "sender address");
+	}
+	expect_empty(rx);
+	close(tx);
+	close(rx);
+}
+
+/* RDS drops a message for a port nobody is bound to, silently. */
+static void test_send_no_listener(void)
+{
+	struct sockaddr_in gone;
+	int fd = rds_bound(addr_main, 0, &gone);
+	int tx = rds_bound(addr_main, 0, NULL);
+
+	close(fd);	/* now nobody has that port */
+	EXPECT_EQ(EXPECT_SYS_OK(sendto(tx, "void", 4, 0, (void *)&gone,
+				       sizeof(gone))), 4);
+	EXPECT_EQ(EXPECT_SYS_OK(sendto(tx, "void", 4, MSG_DONTWAIT,
+				       (void *)&gone, sizeof(gone))), 4);
+	flush_to(tx, addr_main);	/* and the connection still works */
+	close(tx);
+}
+
+/* ------------------------------------------------------------- poll() */
+
+/*
+ * monitor: with RDS_CONG_MONITOR set, poll() reports POLLIN for queued
+ * messages and notifications only, and the results are exact; without it,
+ * a stale POLLIN from a congestion map update is let settle first.
+ */
+static void poll_readable(int monitor)
+{
+	struct sockaddr_in r;
+	int rx = rds_bound(addr_main, 0, &r);
+	int tx = rds_bound(addr_main, 0, NULL);
+	int fresh = rds_socket();
+	int rev;
+	char buf[8];
+
+	if (monitor)
+		ASSERT_SYS_OK(set_int_opt(rx, SOL_RDS, RDS_CONG_MONITOR, 1));
+
+	/* Room to send: POLLOUT, bound or not. */
+	EXPECT_TRUE(poll_fd(fresh, POLLOUT, 0) & POLLOUT,
+		    "unbound socket: no POLLOUT");
+	rev = monitor ? poll_fd(rx, POLLIN | POLLOUT, 0) : poll_settled(rx);
+	EXPECT_TRUE(rev & POLLOUT, "bound socket: no POLLOUT (revents %#x)",
+		    rev);
+	EXPECT_TRUE(!(rev & POLLIN), "empty socket: POLLIN (revents %#x)",
+		    rev);
+
+	EXPECT_EQ(EXPECT_SYS_OK(sendto(tx, "ping", 4, 0, (void *)&r,
+				       sizeof(r))), 4);
+	rev = poll_fd(rx, POLLIN, RCV_TIMEOUT_MS);
+	EXPECT_TRUE(rev & POLLIN, "message queued: no POLLIN (revents %#x)",
+		    rev);
+	/* Still readable until it is read. */
+	rev = poll_fd(rx, POLLIN, 0);
+	EXPECT_TRUE(rev & POLLIN, "message queued: POLLIN went away");
+
+	EXPECT_EQ(EXPECT_SYS_OK(recv(rx, buf, sizeof(buf), MSG_DONTWAIT)), 4);
+	rev = monitor ? poll_fd(rx, POLLIN | POLLOUT, 0) : poll_settled(rx);
+	EXPECT_TRUE(!(rev & POLLIN), "message read: POLLIN (revents %#x)",
+		    rev);
+	EXPECT_TRUE(rev & POLLOUT, "no POLLOUT (revents %#x)", rev);
+	close(fresh);
+	close(tx);
+	close(rx);
+}
+
+static void test_poll_plain(void)
+{
+	poll_readable(0);
+}
+
+static void test_poll_monitored(void)
+{
+	poll_readable(1);
+}
+
+/* A poll() that sleeps wakes up when a message arrives. */
+static void test_poll_wakeup(void)
+{
+	struct sockaddr_in r;
+	int rx = rds_bound(addr_main, 0, &r);
+	int tx = rds_bound(addr_main, 0, NULL);
+	long long start;
+	pid_t pid;
+	int rev;
+
+	ASSERT_SYS_OK(set_int_opt(rx, SOL_RDS, RDS_CONG_MONITOR, 1));
+	pid = ASSERT_SYS_OK(fork());
+	if (pid == 0) {
+		rt_sleep_ms(300);
+		_exit(sendto(tx, "wake", 4, 0, (void *)&r, sizeof(r)) == 4 ?
+		      0 : 1);
+	}
+	start = rt_now_ms();
+	rev = poll_fd(rx, POLLIN, RCV_TIMEOUT_MS);
+	EXPECT_TRUE(rev & POLLIN, "poll ended without POLLIN (revents %#x)",
+		    rev);
+	EXPECT_TRUE(rt_now_ms() - start >= 200,
+		    "poll returned after %lld ms, before the message was sent",
+		    rt_now_ms() - start);
+	recv_text(rx, "wake", NULL);
+	waitpid(pid, NULL, 0);
+	close(tx);
+	close(rx);
+}
+
+/* ------------------------------------------------- congestion control */
+
+#define CONG_MSG	1024
+
+struct cong {
+	int rx, tx;
+	struct sockaddr_in r, t;
+	int rcvbuf;		/* the receiver's share: SO_RCVBUF / 2 */
+	int sent;		/* messages taken before ENOBUFS */
+};
+
+/* Congestion needs a transport that bounds the receive queue. */
+static void need_congestion(void)
+{
+	if (main_is_lo)
+		rt_skip("127/8 never congests with the distribution's RDS; %s",
+			"set RDS_ADDR to an interface address");
+}
+
+static void cong_msg(unsigned char *buf, uint32_t seq)
+{
+	memset(buf, (int)(seq & 0xff), CONG_MSG);
+	memcpy(buf, &seq, sizeof(seq));
+}
+
+/*
+ * Fill a receiver with a small SO_RCVBUF until the sender, not blocking,
+ * is refused with ENOBUFS: the receiver's port is congested.
+ */
+static void cong_start(struct cong *c, int monitor)
+{
+	unsigned char buf[CONG_MSG];
+	long long deadline = rt_now_ms() + 15000;
+
+	need_congestion();
+	c->rx = rds_bound(addr_main, 0, &c->r);
+	c->tx = rds_bound(addr_main, 0, &c->t);
+	c->sent = 0;
+	ASSERT_SYS_OK(set_int_opt(c->rx, SOL_SOCKET, SO_RCVBUF, 4096));
+	c->rcvbuf = int_opt(c->rx, SOL_SOCKET, SO_RCVBUF) / 2;
+	if (monitor)
+		ASSERT_SYS_OK(set_int_opt(c->tx, SOL_RDS, RDS_CONG_MONITOR,
+					  1));
+	for (;;) {
+		cong_msg(buf, c->sent);
+		if (sendto(c->tx, buf, CONG_MSG, MSG_DONTWAIT, (void *)&c->r,
+			   sizeof(c->r)) == CONG_MSG) {
+			c->sent++;
+		} else if (errno == ENOBUFS) {
+			break;
+		} else if (errno == EAGAIN) {
+			/* the send buffer is full of unacknowledged data */
+			rt_sleep_ms(10);
+		} else {
+			rt_fail("sendto while filling: %s", rt_errname(errno));
+			rt_abort();
+		}
+		ASSERT_TRUE(rt_now_ms() < deadline && c->sent < 100000,
+			    "no ENOBUFS after %d messages of %d bytes to a receiver with SO_RCVBUF %d",
+			    c->sent, CONG_MSG, 2 * c->rcvbuf);
+	}
+	/* Congested means: more than the receiver's share is queued. */
+	EXPECT_TRUE((long long)c->sent * CONG_MSG > c->rcvbuf,
+		    "ENOBUFS after only %d bytes, receive buffer share %d",
+		    c->sent * CONG_MSG, c->rcvbuf);
+}
+
+/* Receive the messages numbered first .. first + count - 1, in order. */
+static void cong_drain(struct cong *c, int first, int count)
+{
+	unsigned char buf[CONG_MSG + 16];
+	uint32_t seq;
+	int i;
+
+	for (i = first; i < first + count; i++) {
+		long ret = recv(c->rx, buf, sizeof(buf), 0);
+
+		if (ret != CONG_MSG) {
+			rt_fail("message %d: recv returned %ld (%s)", i, ret,
+				ret < 0 ? rt_errname(errno) : "-");
+			rt_abort();
+		}
+		memcpy(&seq, buf, sizeof(seq));
+		if (!EXPECT_EQ(seq, i))
+			rt_abort();
+	}
+}
+
+static void cong_end(struct cong *c)
+{
+	close(c->tx);
+	close(c->rx);
+}
+
+/* Send one message without blocking, retrying while the port uncongests. */
+static void send_when_uncongested(int fd, const struct sockaddr_in *to,
+				  uint32_t seq)
+{
+	unsigned char buf[CONG_MSG];
+	long long deadline = rt_now_ms() + RCV_TIMEOUT_MS;
+
+	cong_msg(buf, seq);
+	while (sendto(fd, buf, CONG_MSG, MSG_DONTWAIT, (void *)to,
+		      sizeof(*to)) != CONG_MSG) {
+		ASSERT_TRUE(errno == ENOBUFS || errno == EAGAIN,
+			    "sendto: %s", rt_errname(errno));
+		ASSERT_TRUE(rt_now_ms() < deadline,
+			    "still %s %d ms after the receiver drained",
+			    rt_errname(errno), RCV_TIMEOUT_MS);
+		rt_sleep_ms(10);
+	}
+}
+
+static void test_cong_enobufs(void)
+{
+	unsigned char buf[CONG_MSG];
+	struct sockaddr_in r2;
+	struct cong c;
+	int rx2, tx2;
+
+	cong_start(&c, 0);
+	rt_diag("ENOBUFS after %d messages of %d bytes (receive share %d)",
+		c.sent, CONG_MSG, c.rcvbuf);
+	cong_msg(buf, 0);
+
+	/* Congestion is the destination port's, whoever sends to it ... */
+	tx2 = rds_bound(addr_main, 0, NULL);
+	EXPECT_SYS_ERR(sendto(tx2, buf, CONG_MSG, MSG_DONTWAIT, (void *)&c.r,
+			      sizeof(c.r)), ENOBUFS);
+	EXPECT_SYS_ERR(sendto(c.tx, buf, CONG_MSG, MSG_DONTWAIT, (void *)&c.r,
+			      sizeof(c.r)), ENOBUFS);
+	/* ... and no other port's. */
+	rx2 = rds_bound(addr_main, 0, &r2);
+	EXPECT_EQ(EXPECT_SYS_OK(sendto(c.tx, buf, CONG_MSG, MSG_DONTWAIT,
+				       (void *)&r2, sizeof(r2))), CONG_MSG);
+
+	/* Nothing taken was lost, and draining lifts the congestion. */
+	cong_drain(&c, 0, c.sent);
+	expect_empty(c.rx);
+	send_when_uncongested(c.tx, &c.r, c.sent);
+	cong_drain(&c, c.sent, 1);
+	close(tx2);
+	close(rx2);
+	cong_end(&c);
+}
+
+/* A blocking sender waits for a congested port, then goes on. */
+static void test_cong_blocking_sender(void)
+{
+	unsigned char buf[CONG_MSG];
+	struct cong c;
+	int pipefd[2];
+	long result = 0;
+	pid_t pid;
+
+	cong_start(&c, 0);
+	ASSERT_SYS_OK(pipe(pipefd));
+	pid = ASSERT_SYS_OK(fork());
+	if (pid == 0) {
+		cong_msg(buf, c.sent);
+		result = sendto(c.tx, buf, CONG_MSG, 0, (void *)&c.r,
+				sizeof(c.r));
+		if (result < 0)
+			result = -errno;
+		_exit(write(pipefd[1], &result, sizeof(result)) !=
+		      sizeof(result));
+	}
+	close(pipefd[1]);
+
+	/* Still waiting while nobody reads ... */
+	EXPECT_EQ(poll_fd(pipefd[0], POLLIN, 500) & POLLIN, 0);
+	/* ... and done once the receiver drained its queue. */
+	cong_drain(&c, 0, c.sent);
+	if (!EXPECT_TRUE(poll_fd(pipefd[0], POLLIN, RCV_TIMEOUT_MS) & POLLIN,
+			 "blocked sender still blocked %d ms after the drain",
+			 RCV_TIMEOUT_MS))
+		rt_abort();
+	EXPECT_EQ(read(pipefd[0], &result, sizeof(result)), sizeof(result));
+	if (result < 0)
+		rt_fail("blocked sendto: %s", rt_errname(-result));
+	EXPECT_EQ(result, CONG_MSG);
+	cong_drain(&c, c.sent, 1);
+	expect_empty(c.rx);
+	waitpid(pid, NULL, 0);
+	close(pipefd[0]);
+	cong_end(&c);
+}
+
+/*
+ * RDS_CONG_MONITOR: a sender refused with ENOBUFS learns through an
+ * RDS_CMSG_CONG_UPDATE when the port's congestion map changes again.
+ *
+ * Distribution behaviour: the local transports report every congestion
+ * map update as "all ports changed", so the notification can come as soon
+ * as the map changes after the refusal, even before the port is drained;
+ * only its arrival after the drain is certain, and that is what is checked.
+ */
+static void test_cong_monitor(void)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(uint64_t)) * 2];
+		struct cmsghdr align;
+	} ctl;
+	char data[16];
+	struct iovec iov = { data, sizeof(data) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cm;
+	uint64_t mask = 0;
+	struct cong c;
+	int rev, seen = 0;
+
+	cong_start(&c, 1);
+	cong_drain(&c, 0, c.sent);
+
+	rev = poll_fd(c.tx, POLLIN, RCV_TIMEOUT_MS);
+	if (!EXPECT_TRUE(rev & POLLIN,
+			 "no POLLIN on the monitoring sender %d ms after the drain",
+			 RCV_TIMEOUT_MS))
+		rt_abort();
+
+	memset(&ctl, 0, sizeof(ctl));
+	msg.msg_control = ctl.buf;
+	msg.msg_controllen = sizeof(ctl.buf);
+	EXPECT_EQ(EXPECT_SYS_OK(recvmsg(c.tx, &msg, MSG_DONTWAIT)), 0);
+	EXPECT_EQ(msg.msg_flags & MSG_CTRUNC, 0);
+	for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
+		if (cm->cmsg_level != SOL_RDS ||
+		    cm->cmsg_type != RDS_CMSG_CONG_UPDATE) {
+			rt_fail("unexpected cmsg level %d type %d",
+				cm->cmsg_level, cm->cmsg_type);
+			continue;
+		}
+		EXPECT_EQ(cm->cmsg_len, CMSG_LEN(sizeof(mask)));
+		memcpy(&mask, CMSG_DATA(cm), sizeof(mask));
+		seen++;
+	}
+	EXPECT_EQ(seen, 1);
+	EXPECT_TRUE(mask & RDS_CONG_MONITOR_MASK(ntohs(c.r.sin_port)),
+		    "mask %#llx lacks the bit of port %u (%#llx)",
+		    (unsigned long long)mask, ntohs(c.r.sin_port),
+		    (unsigned long long)RDS_CONG_MONITOR_MASK(ntohs(c.r.sin_port)));
+
+	/* Delivered once: nothing more to read. */
+	rev = poll_fd(c.tx, POLLIN, 0);
+	EXPECT_TRUE(!(rev & POLLIN), "POLLIN after the notification was read");
+	expect_empty(c.tx);
+
+	send_when_uncongested(c.tx, &c.r, c.sent);
+	cong_drain(&c, c.sent, 1);
+	cong_end(&c);
+}
+
+/* A sender blocked on a congested port is interrupted by a signal. */
+static void test_cong_send_eintr(void)
+{
+	unsigned char buf[CONG_MSG];
+	struct kicker k = { .signal_ms = 300 };
+	struct cong c;
+	long long start;
+
+	cong_start(&c, 0);
+	catch_sigusr1(0);
+	kicker_start(&k);
+	cong_msg(buf, c.sent);
+	start = rt_now_ms();
+	EXPECT_SYS_ERR(sendto(c.tx, buf, CONG_MSG, 0, (void *)&c.r,
+			      sizeof(c.r)), EINTR);
+	EXPECT_TRUE(rt_now_ms() - start >= 200,
+		    "sendto returned after %lld ms, before the signal",
+		    rt_now_ms() - start);
+	EXPECT_EQ(signals_seen, 1);
+	pthread_join(k.thread, NULL);
+
+	/* The interrupted message was not sent; the others all were. */
+	cong_drain(&c, 0, c.sent);
+	expect_empty(c.rx);
+	cong_end(&c);
+}
+
+/* ------------------------------------------------------ socket options */
+
+static void test_opt_transport(void)
+{
+	static const int bad[] = { -1, RDS_TRANS_COUNT, 100, -2147483647 - 1 };
+	socklen_t len;
+	unsigned int i;
+	int fd = rds_socket(), val;
+	long long two = 2;
+
+	EXPECT_EQ(int_opt(fd, SOL_RDS, SO_RDS_TRANSPORT), RDS_TRANS_NONE);
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		EXPECT_SYS_ERR(set_int_opt(fd, SOL_RDS, SO_RDS_TRANSPORT,
+					   bad[i]), EINVAL);
+	/* A number in range with no transport behind it (1 was iWARP). */
+	EXPECT_SYS_ERR(set_int_opt(fd, SOL_RDS, SO_RDS_TRANSPORT,
+				   RDS_TRANS_GAP), ENOPROTOOPT);
+	/* The option takes exactly an int. */
+	val = RDS_TRANS_TCP;
+	EXPECT_SYS_ERR(setsockopt(fd, SOL_RDS, SO_RDS_TRANSPORT, &val, 2),
+		       EINVAL);
+	EXPECT_SYS_ERR(setsockopt(fd, SOL_RDS, SO_RDS_TRANSPORT, &two,
+				  sizeof(two)), EINVAL);
+	EXPECT_SYS_ERR(setsockopt(fd, SOL_RDS, SO_RDS_TRANSPORT, NULL,
+				  sizeof(int)), EFAULT);
+	len = 2;
+	EXPECT_SYS_ERR(getsockopt(fd, SOL_RDS, SO_RDS_TRANSPORT, &val, &len),
+		       EINVAL);
+	EXPECT_SYS_ERR(getsockopt(fd, SOL_RDS, SO_RDS_TRANSPORT, &val, NULL),
+		       EFAULT);
+	len = sizeof(val);
+	EXPECT_SYS_ERR(getsockopt(fd, SOL_RDS, SO_RDS_TRANSPORT, NULL, &len),
+		       EFAULT);
+	/* Failed attempts changed nothing. */
+	EXPECT_EQ(int_opt(fd, SOL_RDS, SO_RDS_TRANSPORT), RDS_TRANS_NONE);
+	close(fd);
+
+	/* Binding picks a transport; after that it is fixed. */
+	fd = rds_bound(addr_main, 0, NULL);
+	val = int_opt(fd, SOL_RDS, SO_RDS_TRANSPORT);
+	rt_diag("a socket bound to %s reports transport %d", addr_main_str,
+		val);
+	EXPECT_SYS_ERR(set_int_opt(fd, SOL_RDS, SO_RDS_TRANSPORT,
+				   RDS_TRANS_TCP), EOPNOTSUPP);
+	/* Even a bad value: the bound state is checked first. */
+	EXPECT_SYS_ERR(set_int_opt(fd, SOL_RDS, SO_RDS_TRANSPORT, 100),
+		       EOPNOTSUPP);
+	close(fd);
+}
+
+static void test_opt_recverr(void)
+{
+	int fd = rds_socket(), val = 1;
+	socklen_t len;
+
+	EXPECT_EQ(int_opt(fd, SOL_RDS, RDS_RECVERR), 0);
+	EXPECT_SYS_OK(set_int_opt(fd, SOL_RDS, RDS_RECVERR, 1));
+	EXPECT_EQ(int_opt(fd, SOL_RDS, RDS_RECVERR), 1);
+	EXPECT_SYS_OK(set_int_opt(fd, SOL_RDS, RDS_RECVERR, 0));
+	EXPECT_EQ(int_opt(fd, SOL_RDS, RDS_RECVERR), 0);
+	/* Any nonzero value reads back as 1. */
+	EXPECT_SYS_OK(set_int_opt(fd, SOL_RDS, RDS_RECVERR, 7));
+	EXPECT_EQ(int_opt(fd, SOL_RDS, RDS_RECVERR), 1);
+
+	EXPECT_SYS_ERR(setsockopt(fd, SOL_RDS, RDS_RECVERR, &val, 2), EINVAL);
+	EXPECT_SYS_ERR(setsockopt(fd, SOL_RDS, RDS_RECVERR, NULL, sizeof(val)),
+		       EFAULT);
+	len = 2;
+	EXPECT_SYS_ERR(getsockopt(fd, SOL_RDS, RDS_RECVERR, &val, &len),
+		       EINVAL);
+	len = sizeof(val);
+	EXPECT_SYS_ERR(getsockopt(fd, SOL_RDS, RDS_RECVERR, KERNEL_PTR, &len),
+		       EFAULT);
+	EXPECT_EQ(int_opt(fd, SOL_RDS, RDS_RECVERR), 1);
+	close(fd);
+}
+
+static void test_opt_cancel_sent_to(void)
+{
+	struct sockaddr_in r;
+	int rx = rds_bound(addr_main, 0, &r);
+	int fd = rds_socket();
+
+	/* Unbound: nothing of ours can be queued anywhere. */
+	EXPECT_SYS_ERR(setsockopt(fd, SOL_RDS, RDS_CANCEL_SENT_TO, &r,
+				  sizeof(r)), ENOTCONN);
+	close(fd);
+
+	fd = rds_bound(addr_main, 0, NULL);
+	EXPECT_SYS_OK(setsockopt(fd, SOL_RDS, RDS_CANCEL_SENT_TO, &r,
+				 sizeof(r)));
+	EXPECT_SYS_ERR(setsockopt(fd, SOL_RDS, RDS_CANCEL_SENT_TO, &r,
+				  sizeof(r) - 1), EINVAL);
+	EXPECT_SYS_ERR(setsockopt(fd, SOL_RDS, RDS_CANCEL_SENT_TO, NULL,
+				  sizeof(r)), EFAULT);
+	/* Later messages are not affected. */
+	EXPECT_EQ(EXPECT_SYS_OK(sendto(fd, "after", 5, 0, (void *)&r,
+				       sizeof(r))), 5);
+	recv_text(rx, "after", NULL);
+	close(fd);
+	close(rx);
+}
+
+static void test_opt_cong_monitor(void)
+{
+	int fd = rds_bound(addr_main, 0, NULL), val = 1;
+	socklen_t len = sizeof(val);
+
+	EXPECT_SYS_OK(set_int_opt(fd, SOL_RDS, RDS_CONG_MONITOR, 1));
+	EXPECT_SYS_OK(set_int_opt(fd, SOL_RDS, RDS_CONG_MONITOR, 0));
+	EXPECT_SYS_OK(set_int_opt(fd, SOL_RDS, RDS_CONG_MONITOR, 1));
+	EXPECT_SYS_ERR(setsockopt(fd, SOL_RDS, RDS_CONG_MONITOR, &val, 2),
+		       EINVAL);
+	EXPECT_SYS_ERR(setsockopt(fd, SOL_RDS, RDS_CONG_MONITOR, NULL,
+				  sizeof(val)), EFAULT);
+	/* It can be set, not read. */
+	EXPECT_SYS_ERR(getsockopt(fd, SOL_RDS, RDS_CONG_MONITOR, &val, &len),
+		       ENOPROTOOPT);
+	close(fd);
+}
+
+/*
+ * Distribution behaviour: SO_RDS_MSG_RXPATH_LATENCY reports a wrong size
+ * or a bad trace point as EFAULT, not EINVAL.
+ */
+static void test_opt_rxpath_latency(void)
+{
+	struct rds_rx_trace_so trace;
+	int fd = rds_socket();
+	char big[16];
+
+	memset(&trace, 0, sizeof(trace));
+	EXPECT_SYS_OK(setsockopt(fd, SOL_RDS, SO_RDS_MSG_RXPATH_LATENCY,
+				 &trace, sizeof(trace)));
+	trace.rx_traces = 1;
+	trace.rx_trace_pos[0] = RDS_MSG_RX_DGRAM_REASSEMBLE;
+	EXPECT_SYS_OK(setsockopt(fd, SOL_RDS, SO_RDS_MSG_RXPATH_LATENCY,
+				 &trace, sizeof(trace)));
+	trace.rx_trace_pos[0] = RDS_MSG_RX_DGRAM_TRACE_MAX;
+	EXPECT_SYS_ERR(setsockopt(fd, SOL_RDS, SO_RDS_MSG_RXPATH_LATENCY,
+				  &trace, sizeof(trace)), EFAULT);
+	trace.rx_traces = RDS_MSG_RX_DGRAM_TRACE_MAX + 1;
+	EXPECT_SYS_ERR(setsockopt(fd, SOL_RDS, SO_RDS_MSG_RXPATH_LATENCY,
+				  &trace, sizeof(trace)), EFAULT);
+	memset(big, 0, sizeof(big));
+	EXPECT_SYS_ERR(setsockopt(fd, SOL_RDS, SO_RDS_MSG_RXPATH_LATENCY,
+				  big, sizeof(big)), EFAULT);
+	close(fd);
+}
+
+static void test_opt_unknown(void)
+{
+	static const int set_names[] = { 0, 4, 9, 11, 99, RDS_INFO_SOCKETS };
+	static const int get_names[] = { 0, RDS_CANCEL_SENT_TO, RDS_GET_MR,
+					 RDS_FREE_MR, 4, RDS_CONG_MONITOR,
+					 RDS_GET_MR_FOR_DEST, 9, 99,
+					 RDS_INFO_FIRST - 1,
+					 RDS_INFO_LAST + 1 };
+	int fd = rds_socket(), val = 1;
+	socklen_t len;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(set_names); i++)
+		if (!EXPECT_SYS_ERR(set_int_opt(fd, SOL_RDS, set_names[i], 1),
+				    ENOPROTOOPT))
+			rt_diag("... setsockopt(SOL_RDS, %d)", set_names[i]);
+	for (i = 0; i < ARRAY_SIZE(get_names); i++) {
+		len = sizeof(val);
+		if (!EXPECT_SYS_ERR(getsockopt(fd, SOL_RDS, get_names[i], &val,
+					       &len), ENOPROTOOPT))
+			rt_diag("... getsockopt(SOL_RDS, %d)", get_names[i]);
+	}
+
+	/* Every level but SOL_SOCKET and SOL_RDS is unknown to RDS. */
+	EXPECT_SYS_ERR(set_int_opt(fd, SOL_IP, IP_TOS, 0x10), ENOPROTOOPT);
+	EXPECT_SYS_ERR(set_int_opt(fd, SOL_IP, IP_TTL, 5), ENOPROTOOPT);
+	EXPECT_SYS_ERR(set_int_opt(fd, IPPROTO_TCP, 1 /* TCP_NODELAY */, 1),
+		       ENOPROTOOPT);
+	len = sizeof(val);
+	EXPECT_SYS_ERR(getsockopt(fd, SOL_IP, IP_TOS, &val, &len),
+		       ENOPROTOOPT);
+	EXPECT_SYS_ERR(set_int_opt(fd, SOL_RDS + 1, SO_RDS_TRANSPORT, 0),
+		       ENOPROTOOPT);
+	/* SOL_SOCKET is the socket layer's and works. */
+	EXPECT_SYS_OK(set_int_opt(fd, SOL_SOCKET, SO_SNDBUF, 65536));
+	EXPECT_TRUE(int_opt(fd, SOL_SOCKET, SO_SNDBUF) >= 65536,
+		    "SO_SNDBUF did not stick");
+	close(fd);
+}
+
+/* ----------------------------------------------------- closed sockets */
+
+static void close_with_queued(struct in_addr addr)
+{
+	struct sockaddr_in r, t, got;
+	socklen_t len = sizeof(got);
+	int rx = rds_bound(addr, 0, &r);
+	int tx = rds_bound(addr, 0, &t);
+	int i, old = rx;
+	char c;
+
+	for (i = 0; i < 5; i++)
+		send_pattern(tx, 3000, i, &r);
+	flush_to(tx, addr);	/* all five are queued now */
+	ASSERT_SYS_OK(close(rx));
+
+	/* The descriptor is gone (nothing reopened it meanwhile). */
+	EXPECT_SYS_ERR(recv(old, &c, 1, MSG_DONTWAIT), EBADF);
+	EXPECT_SYS_ERR(send(old, "x", 1, 0), EBADF);
+	EXPECT_SYS_ERR(getsockname(old, (struct sockaddr *)&got, &len),
+		       EBADF);
+	EXPECT_SYS_ERR(close(old), EBADF);
+
+	/* Sending to the closed port is silently dropped. */
+	EXPECT_EQ(EXPECT_SYS_OK(sendto(tx, "lost", 4, 0, (void *)&r,
+				       sizeof(r))), 4);
+	flush_to(tx, addr);	/* dropped now, not left for the next socket */
+
+	/* A new socket on that port starts empty. */
+	rx = rds_socket();
+	set_rcvtimeo(rx, RCV_TIMEOUT_MS);
+	ASSERT_SYS_OK(bind(rx, (struct sockaddr *)&r, sizeof(r)));
+	expect_empty(rx);
+	EXPECT_EQ(EXPECT_SYS_OK(sendto(tx, "fresh", 5, 0, (void *)&r,
+				       sizeof(r))), 5);
+	recv_text(rx, "fresh", &t);
+	expect_empty(rx);
+	close(rx);
+	close(tx);
+}
+
+/* ---------------------------------------------- interrupted receives */
+
+static void test_recv_eintr(void)
+{
+	struct kicker k = { .signal_ms = 300 };
+	int fd = rds_bound(addr_main, 0, NULL);
+	long long start;
+	char c;
+
+	set_rcvtimeo(fd, 0);	/* block for good */
+	catch_sigusr1(0);
+	kicker_start(&k);
+	start = rt_now_ms();
+	EXPECT_SYS_ERR(recv(fd, &c, 1, 0), EINTR);
+	EXPECT_TRUE(rt_now_ms() - start >= 200,
+		    "recv returned after %lld ms, before the signal",
+		    rt_now_ms() - start);
+	EXPECT_EQ(signals_seen, 1);
+	pthread_join(k.thread, NULL);
+	close(fd);
+}
+
+/* With SA_RESTART the receive goes on after the handler. */
+static void test_recv_restart(void)
+{
+	struct sockaddr_in r;
+	int rx = rds_bound(addr_main, 0, &r);
+	struct kicker k = { .signal_ms = 200, .send_ms = 300 };
+	char buf[8];
+
+	set_rcvtimeo(rx, 0);
+	k.fd = rds_bound(addr_main, 0, NULL);
+	k.to = r;
+	catch_sigusr1(1);
+	kicker_start(&k);
+	EXPECT_EQ(EXPECT_SYS_OK(recv(rx, buf, sizeof(buf), 0)), 4);
+	EXPECT_EQ(signals_seen, 1);
+	pthread_join(k.thread, NULL);
+	close(k.fd);
+	close(rx);
+}
+
+/* ------------------------------------------------------- many sockets */
+
+#define MANY	64
+
+static void many_sockets(struct in_addr addr)
+{
+	struct sockaddr_in r[MANY], t;
+	int rx[MANY], tx = rds_bound(addr, 0, &t);
+	char want[32], buf[64];
+	int i, j, round;
+	long ret;
+
+	for (i = 0; i < MANY; i++) {
+		rx[i] = rds_bound(addr, 0, &r[i]);
+		for (j = 0; j < i; j++)
+			ASSERT_TRUE(r[i].sin_port != r[j].sin_port,
+				    "sockets %d and %d share port %u", i, j,
+				    ntohs(r[i].sin_port));
+	}
+	/* Two rounds, interleaved across the receivers, in reverse. */
+	for (round = 0; round < 2; round++)
+		for (i = MANY - 1; i >= 0; i--) {
+			ret = snprintf(want, sizeof(want), "to %d round %d",
+				       i, round);
+			EXPECT_EQ(EXPECT_SYS_OK(sendto(tx, want, ret, 0,
+						       (void *)&r[i],
+						       sizeof(r[i]))), ret);
+		}
+	for (i = 0; i < MANY; i++) {
+		for (round = 0; round < 2; round++) {
+			snprintf(want, sizeof(want), "to %d round %d", i,
+				 round);
+			memset(buf, 0, sizeof(buf));
+			ret = EXPECT_SYS_OK(recv(rx[i], buf, sizeof(buf) - 1,
+						 0));
+			EXPECT_TRUE(!strcmp(buf, want),
+				    "socket %d: expected '%s', got '%s'", i,
+				    want, buf);
+		}
+		expect_empty(rx[i]);
+		close(rx[i]);
+	}
+	close(tx);
+}
+
+/* --------------------------------------------------- info and ioctl */
+
+/*
+ * RDS_INFO_* snapshots: with too small a buffer, ENOSPC and the length
+ * needed; with enough, the size of one entry as the return value.
+ */
+static long info_get(int fd, int name, void **out, int *len_out)
+{
+	socklen_t len = 0;
+	void *buf = NULL;
+	long ret;
+	int tries;
+
+	for (tries = 0; tries < 5; tries++) {
+		ret = getsockopt(fd, SOL_RDS, name, buf, &len);
+		if (ret >= 0 || errno != ENOSPC)
+			break;
+		ASSERT_TRUE(len > 0, "ENOSPC with length %u", len);
+		len += 16 * 64;	/* room for entries coming meanwhile */
+		free(buf);
+		buf = xmalloc(len);
+	}
+	*out = buf;
+	*len_out = len;
+	return ret;
+}
+
+static void test_info_sockets(void)
+{
+	struct rds_info_socket *si;
+	struct rds_info_message *mi;
+	struct sockaddr_in r, t;
+	int rx = rds_bound(addr_main, 0, &r);
+	int tx = rds_bound(addr_main, 0, &t);
+	int len, i, found = 0;
+	socklen_t zero = 0;
+	struct stat st;
+	void *buf;
+	long each;
+
+	ASSERT_SYS_OK(connect(tx, (struct sockaddr *)&r, sizeof(r)));
+	EXPECT_SYS_ERR(getsockopt(rx, SOL_RDS, RDS_INFO_SOCKETS, NULL, &zero),
+		       ENOSPC);
+	EXPECT_TRUE(zero > 0 && zero % sizeof(*si) == 0,
+		    "length needed %u, entries of %zu", zero, sizeof(*si));
+
+	each = EXPECT_SYS_OK(info_get(rx, RDS_INFO_SOCKETS, &buf, &len));
+	EXPECT_EQ(each, sizeof(*si));
+	EXPECT_EQ(len % sizeof(*si), 0);
+	ASSERT_SYS_OK(fstat(tx, &st));
+	for (i = 0; i < len / (int)sizeof(*si); i++) {
+		si = (struct rds_info_socket *)buf + i;
+		if (si->bound_addr != t.sin_addr.s_addr ||
+		    si->bound_port != t.sin_port)
+			continue;
+		found++;
+		EXPECT_EQ(si->connected_addr, r.sin_addr.s_addr);
+		EXPECT_EQ(si->connected_port, r.sin_port);
+		EXPECT_EQ(si->sndbuf, int_opt(tx, SOL_SOCKET, SO_SNDBUF) / 2);
+		EXPECT_EQ(si->rcvbuf, int_opt(tx, SOL_SOCKET, SO_RCVBUF) / 2);
+		EXPECT_EQ(si->inum, st.st_ino);
+	}
+	EXPECT_EQ(found, 1);
+	free(buf);
+
+	/* A queued message shows in RDS_INFO_RECV_MESSAGES. */
+	EXPECT_EQ(EXPECT_SYS_OK(send(tx, "seventy-seven", 13, 0)), 13);
+	ASSERT_TRUE(poll_fd(rx, POLLIN, RCV_TIMEOUT_MS) & POLLIN,
+		    "nothing arrived");
+	each = EXPECT_SYS_OK(info_get(rx, RDS_INFO_RECV_MESSAGES, &buf,
+				      &len));
+	EXPECT_EQ(each, sizeof(*mi));
+	found = 0;
+	for (i = 0; i < len / (int)sizeof(*mi); i++) {
+		mi = (struct rds_info_message *)buf + i;
+		if (mi->lport != r.sin_port || mi->laddr != r.sin_addr.s_addr)
+			continue;
+		found++;
+		EXPECT_EQ(mi->len, 13);
+		EXPECT_EQ(mi->faddr, t.sin_addr.s_addr);
+		EXPECT_EQ(mi->fport, t.sin_port);
+	}
+	EXPECT_EQ(found, 1);
+	free(buf);
+	close(tx);
+	close(rx);
+}
+
+static void test_info_bad_args(void)
+{
+	struct rds_info_counter *ctr;
+	int fd = rds_socket(), len, i;
+	socklen_t slen;
+	void *buf;
+	long each;
+
+	/* Counters always exist; names are NUL-terminated. */
+	each = EXPECT_SYS_OK(info_get(fd, RDS_INFO_COUNTERS, &buf, &len));
+	EXPECT_EQ(each, sizeof(*ctr));
+	EXPECT_TRUE(len >= (int)sizeof(*ctr), "no counters (%d bytes)", len);
+	for (i = 0; i < len / (int)sizeof(*ctr); i++) {
+		ctr = (struct rds_info_counter *)buf + i;
+		EXPECT_TRUE(memchr(ctr->name, 0, sizeof(ctr->name)),
+			    "counter %d: name not terminated", i);
+	}
+	free(buf);
+
+	/* 10002 (flows) and iWARP connections have no table. */
+	slen = 0;
+	EXPECT_SYS_ERR(getsockopt(fd, SOL_RDS, 10002, NULL, &slen),
+		       ENOPROTOOPT);
+	slen = 0;
+	EXPECT_SYS_ERR(getsockopt(fd, SOL_RDS, RDS_INFO_IWARP_CONNECTIONS,
+				  NULL, &slen), ENOPROTOOPT);
+	slen = (socklen_t)-1;
+	EXPECT_SYS_ERR(getsockopt(fd, SOL_RDS, RDS_INFO_COUNTERS, NULL,
+				  &slen), EINVAL);
+	EXPECT_SYS_ERR(getsockopt(fd, SOL_RDS, RDS_INFO_COUNTERS, NULL, NULL),
+		       EFAULT);
+	close(fd);
+}
+
+static void test_ioctl_tos(void)
+{
+	int fd = rds_socket();
+	rds_tos_t tos = 0xff;
+
+	EXPECT_SYS_OK(ioctl(fd, SIOCRDSGETTOS, &tos));
+	EXPECT_EQ(tos, 0);
+	EXPECT_SYS_ERR(ioctl(fd, SIOCRDSGETTOS, NULL), EFAULT);
+	close(fd);
+}
+
+/* ------------------------------------------------------------- driver */
+
+/*
+ * The core cases run on the main address and again on 127.0.0.1 (which
+ * the distribution always serves with its loopback transport).
+ */
+#define ON_BOTH(fn)							\
+static void test_##fn(void)						\
+{									\
+	fn(addr_main);							\
+}									\
+static void test_##fn##_lo(void)					\
+{									\
+	if (main_is_lo)							\
+		rt_skip("the main address is already on 127/8");	\
+	fn(addr_lo);							\
+}
+
+ON_BOTH(connect_default_dest)
+ON_BOTH(send_recv_boundaries)
+ON_BOTH(recv_msg_name)
+ON_BOTH(message_sizes)
+ON_BOTH(message_order)
+ON_BOTH(close_with_queued)
+ON_BOTH(many_sockets)
+
+#define CASE(name)		{ #name, test_##name, 0 }
+#define CASE_T(name, secs)	{ #name, test_##name, secs }
+
+static const struct rt_case cases[] = {
+	CASE(socket_create),
+	CASE(socket_bad_type),
+	CASE(bind_rds_addr),
+	CASE(bind_explicit_port),
+	CASE(bind_port_zero),
+	CASE(bind_addr_in_use),
+	CASE(bind_nonlocal),
+	CASE(bind_bad_args),
+	CASE(bind_reserved_port),
+	CASE(bind_twice),
+	CASE_T(connect_default_dest, 30),
+	CASE_T(connect_default_dest_lo, 30),
+	CASE(getpeername_unconnected),
+	CASE(connect_bad_args),
+	CASE(getsockname_unbound),
+	CASE(getname_bad_args),
+	CASE_T(send_recv_boundaries, 30),
+	CASE_T(send_recv_boundaries_lo, 30),
+	CASE_T(recv_msg_name, 30),
+	CASE_T(recv_msg_name_lo, 30),
+	CASE_T(message_sizes, 90),
+	CASE_T(message_sizes_lo, 90),
+	CASE_T(message_too_big, 30),
+	CASE(message_over_sndbuf),
+	CASE(send_unbound),
+	CASE(send_no_dest),
+	CASE(send_bad_args),
+	CASE(send_efault),
+	CASE(recv_efault),
+	CASE(recv_dontwait_empty),
+	CASE(recv_timeout),
+	CASE(recv_odd_flags),
+	CASE(recv_peek),
+	CASE(recv_trunc),
+	CASE_T(message_order, 60),
+	CASE_T(message_order_lo, 60),
+	CASE(send_no_listener),
+	CASE(poll_plain),
+	CASE(poll_monitored),
+	CASE(poll_wakeup),
+	CASE_T(cong_enobufs, 60),
+	CASE_T(cong_blocking_sender, 60),
+	CASE_T(cong_monitor, 60),
+	CASE_T(cong_send_eintr, 60),
+	CASE(opt_transport),
+	CASE(opt_recverr),
+	CASE(opt_cancel_sent_to),
+	CASE(opt_cong_monitor),
+	CASE(opt_rxpath_latency),
+	CASE(opt_unknown),
+	CASE_T(close_with_queued, 30),
+	CASE_T(close_with_queued_lo, 30),
+	CASE(recv_eintr),
+	CASE(recv_restart),
+	CASE_T(many_sockets, 60),
+	CASE_T(many_sockets_lo, 60),
+	CASE(info_sockets),
+	CASE(info_bad_args),
+	CASE(ioctl_tos),
+};
+
+/* Use RDS_ADDR as the main address if a socket can bind to it. */
+static void pick_main_address(void)
+{
+	const char *env = getenv("RDS_ADDR");
+	struct sockaddr_in sin;
+	int fd;
+
+	addr_lo = in_addr_of("127.0.0.1");
+	addr_main = addr_lo;
+	if (env && *env && in_addr_of(env).s_addr != htonl(INADDR_NONE)) {
+		fd = socket(AF_RDS, SOCK_SEQPACKET, 0);
+		sin_set(&sin, in_addr_of(env), 0);
+		if (fd >= 0 && !bind(fd, (struct sockaddr *)&sin, sizeof(sin)))
+			addr_main = sin.sin_addr;
+		else
+			rt_diag("cannot bind to RDS_ADDR %s: %s", env,
+				rt_errname(errno));
+		if (fd >= 0)
+			close(fd);
+	}
+	main_is_lo = (ntohl(addr_main.s_addr) >> 24) == 127;
+	inet_ntop(AF_INET, &addr_main, addr_main_str, sizeof(addr_main_str));
+}
+
+int main(int argc, char **argv)
+{
+	const char *modules = getenv("RDS_MODULES");
+	unsigned int i;
+	int fd, opt;
+
+	while ((opt = getopt(argc, argv, "l")) != -1) {
+		if (opt != 'l') {
+			fprintf(stderr, "usage: %s [-l] [CASE...]\n", argv[0]);
+			return 2;
+		}
+		for (i = 0; i < ARRAY_SIZE(cases); i++)
+			printf("%s\n", cases[i].name);
+		return 0;
+	}
+
+	fd = socket(AF_RDS, SOCK_SEQPACKET, 0);
+	if (fd < 0) {
+		int err = errno;
+
+		if (modules && (!strcmp(modules, "ours") ||
+				!strcmp(modules, "distro"))) {
+			printf("1..1\n# socket(AF_RDS): %s\n", rt_errname(err));
+			printf("not ok 1 - AF_RDS sockets (RDS_MODULES=%s)\n",
+			       modules);
+			return RT_EXIT_FAIL;
+		}
+		printf("1..0 # SKIP socket(AF_RDS): %s: no RDS module loaded\n",
+		       rt_errname(err));
+		return RT_EXIT_SKIP;
+	}
+	close(fd);
+
+	pick_main_address();
+	rt_diag("primary address %s%s, loopback 127.0.0.1", addr_main_str,
+		main_is_lo ? " (loopback transport: congestion cases skip)" :
+		"");
+	return rt_run(cases, ARRAY_SIZE(cases), argv + optind);
+}

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rds_test.h - a small TAP harness for the RDS selftests.
+ * a small TAP harness for the RDS selftests.
  *
  * Each test case is a function without arguments.  rt_run() runs every case
  * in a forked child, in a process group of its own and under alarm(), so a
@@ -307,6 +307,19 @@ static inline int rt_run_one(const struct rt_case *c, int num)
 	return verdict;
 }
 
+/* Is the case among those named in only[] (all are, if none is named)? */
+static inline int rt_wanted(const struct rt_case *c, char *const *only)
+{
+	int i;
+
+	if (!only || !only[0])
+		return 1;
+	for (i = 0; only[i]; i++)
+		if (!strcmp(only[i], c->name))
+			return 1;
+	return 0;
+}
+
 /*
  * Run the cases (all of them, or those whose names are in only[], a NULL
  * terminated list), print the plan first and totals last, and return the
@@ -315,7 +328,7 @@ static inline int rt_run_one(const struct rt_case *c, int num)
 static inline int rt_run(const struct rt_case *cases, int ncases,
 			 char *const *only)
 {
-	int i, j, n = 0, num = 0, pass = 0, fail = 0, skip = 0;
+	int i, n = 0, num = 0, pass = 0, fail = 0, skip = 0;
 
 	rt_shared = mmap(NULL, sizeof(*rt_shared), PROT_READ | PROT_WRITE,
 			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -324,21 +337,12 @@ static inline int rt_run(const struct rt_case *cases, int ncases,
 		return RT_EXIT_FAIL;
 	}
 
-	for (i = 0; i < ncases; i++) {
-		int wanted = !only || !only[0];
-
-		for (j = 0; !wanted && only[j]; j++)
-			wanted = !strcmp(only[j], cases[i].name);
-		n += wanted;
-	}
+	for (i = 0; i < ncases; i++)
+		n += rt_wanted(&cases[i], only);
 	printf("1..%d\n", n);
 
 	for (i = 0; i < ncases; i++) {
-		int wanted = !only || !only[0];
-
-		for (j = 0; !wanted && only[j]; j++)
-			wanted = !strcmp(only[j], cases[i].name);
-		if (!wanted)
+		if (!rt_wanted(&cases[i], only))
 			continue;
 		switch (rt_run_one(&cases[i], ++num)) {
 		case RT_EXIT_PASS:

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * RDS_INFO_* tables.
+ *
+ * The calling convention is the distribution's, which tools depend on:
+ * *optlen is the room in bytes.  If the table does not fit, the call fails
+ * with ENOSPC and *optlen says how much room it needs (a call with room 0
+ * asks just that).  Otherwise the entries are copied, *optlen is set to
+ * their total size and the call returns the size of one entry.
+ *
+ * Tables are built in a kernel buffer and then copied, so no lock is held
+ * across user memory.  The table may change between the sizing pass and
+ * the filling pass; the filling pass then reports ENOSPC again.
+ */
+#include <linux/errno.h>
+#include <linux/mm.h>
+#include <linux/net.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <net/sock.h>
+#include <uapi/linux/rds.h>
+
+#include "info.h"
+#include "message.h"
+#include "sock.h"
+#include "socket.h"
+#include "stats.h"
+
+struct rds_info_sink {
+	struct net	*net;	/* the caller's namespace: only its sockets */
+	char		*buf;
+	size_t		room;	/* bytes at buf */
+	size_t		each;	/* entry size */
+	size_t		nr;	/* entries offered, stored or not */
+};
+
+static void rds_info_add(struct rds_info_sink *s, const void *entry)
+{
+	if ((s->nr + 1) * s->each <= s->room)
+		memcpy(s->buf + s->nr * s->each, entry, s->each);
+	s->nr++;
+}
+
+static void rds_info_counters(struct rds_info_sink *s)
+{
+	struct rds_info_counter c;
+	unsigned int i;
+
+	for (i = 0; i < RDS_STAT_NR; i++) {
+		memset(&c, 0, sizeof(c));
+		strscpy(c.name, rds_stat_name(i), sizeof(c.name));
+		c.value = rds_stat_read(i);
+		rds_info_add(s, &c);
+	}
+}
+
+/* Called under the socket list lock. */
+static void rds_info_one_socket(struct rds_sock *rs, void *arg)
+{
+	struct rds_info_sink *s = arg;
+	struct rds_info_socket si;
+
+	if (!net_eq(sock_net(&rs->sk), s->net))
+		return;
+	memset(&si, 0, sizeof(si));
+	si.sndbuf = rds_sk_sndbuf(rs);
+	si.rcvbuf = rds_sk_rcvbuf(rs);
+	si.bound_addr = READ_ONCE(rs->bound_addr);
+	si.bound_port = READ_ONCE(rs->bound_port);
+	si.connected_addr = READ_ONCE(rs->conn_addr);
+	si.connected_port = READ_ONCE(rs->conn_port);
+	si.inum = sock_i_ino(&rs->sk);
+	rds_info_add(s, &si);
+}
+
+static void rds_info_sockets(struct rds_info_sink *s)
+{
+	rds_sock_walk(rds_info_one_socket, s);
+}
+
+/* Called under the socket list lock. */
+static void rds_info_one_recv_queue(struct rds_sock *rs, void *arg)
+{
+	struct rds_info_sink *s = arg;
+	struct rds_info_message mi;
+	struct rds_incoming *inc;
+
+	if (!net_eq(sock_net(&rs->sk), s->net))
+		return;
+	spin_lock(&rs->recv_lock);
+	list_for_each_entry(inc, &rs->recv_queue, item) {
+		memset(&mi, 0, sizeof(mi));
+		mi.len = inc->msg->len;
+		mi.laddr = inc->daddr;
+		mi.lport = inc->dport;
+		mi.faddr = inc->saddr;
+		mi.fport = inc->sport;
+		mi.tos = rs->tos;
+		rds_info_add(s, &mi);
+	}
+	spin_unlock(&rs->recv_lock);
+}
+
+static void rds_info_recv_messages(struct rds_info_sink *s)
+{
+	rds_sock_walk(rds_info_one_recv_queue, s);
+}
+
+/* Tables of things local delivery never has: connections, send queues. */
+static void rds_info_none(struct rds_info_sink *s)
+{
+}
+
+static const struct rds_info_table {
+	int	optname;
+	size_t	each;
+	void	(*fill)(struct rds_info_sink *s);
+} rds_info_tables[] = {
+	{ RDS_INFO_COUNTERS, sizeof(struct rds_info_counter),
+	  rds_info_counters },
+	{ RDS_INFO_CONNECTIONS, sizeof(struct rds_info_connection),
+	  rds_info_none },
+	{ RDS_INFO_SEND_MESSAGES, sizeof(struct rds_info_message),
+	  rds_info_none },
+	{ RDS_INFO_RETRANS_MESSAGES, sizeof(struct rds_info_message),
+	  rds_info_none },
+	{ RDS_INFO_RECV_MESSAGES, sizeof(struct rds_info_message),
+	  rds_info_recv_messages },
+	{ RDS_INFO_SOCKETS, sizeof(struct rds_info_socket),
+	  rds_info_sockets },
+};
+
+/**
+ * rds_info_getsockopt() - getsockopt(SOL_RDS, RDS_INFO_*)
+ * @sock: any RDS socket; the tables cover its network namespace
+ * @optname: RDS_INFO_FIRST .. RDS_INFO_LAST
+ * @optval: user buffer
+ * @optlen: in: room at @optval; out: bytes needed or copied
+ *
+ * Return: the size of one entry, or -ENOSPC (with *@optlen set), -EINVAL
+ * for a negative length, -EFAULT, -ENOPROTOOPT for a table this
+ * implementation does not have, -ENOMEM.
+ */
+int rds_info_getsockopt(struct socket *sock, int optname,
+			char __user *optval, int __user *optlen)
+{
+	const struct rds_info_table *t = NULL;
+	struct rds_info_sink s = { .net = sock_net(sock->sk) };
+	size_t total;
+	unsigned int i;
+	int len, ret;
+
+	if (get_user(len, optlen))
+		return -EFAULT;
+	if (len < 0)
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(rds_info_tables); i++)
+		if (rds_info_tables[i].optname == optname)
+			t = &rds_info_tables[i];
+	if (!t)
+		return -ENOPROTOOPT;
+
+	s.each = t->each;
+	t->fill(&s);			/* sizing pass */
+	total = s.nr * s.each;
+	if (total > len)
+		goto nospc;
+
+	if (total) {
+		s.buf = kvzalloc(total, GFP_KERNEL);
+		if (!s.buf)
+			return -ENOMEM;
+		s.room = total;
+		s.nr = 0;
+		t->fill(&s);		/* filling pass */
+		total = s.nr * s.each;
+		if (total > len) {
+			kvfree(s.buf);
+			goto nospc;
+		}
+		total = min(total, s.room);
+	}
+
+	ret = s.each;
+	if (copy_to_user(optval, s.buf, total) || put_user(total, optlen))
+		ret = -EFAULT;
+	kvfree(s.buf);
+	return ret;
+
+nospc:
+	if (put_user(total, optlen))
+		return -EFAULT;
+	return -ENOSPC;
+}

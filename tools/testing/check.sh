@@ -1,0 +1,147 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make check: every check the project promises, each counted as a test.
+#
+#   1. builds for Debian's 6.1 and 6.12 kernels with W=1: no warning
+#   2. sparse (C=2) on both: no warning
+#   3. checkpatch.pl --strict on every C file and header: clean
+#   4. the selftests build with -Werror; the ABI check and the bench's own
+#      tests (its kernel-log scanner and judge) run on the host
+#   5. the selftests in qemu guests: our modules on 6.1 and 6.12, and the
+#      distribution's rds on 6.1 (the same tests must pass on both)
+#
+# Prints one TAP-style line per test and ends with "N passed, M failed";
+# exits non-zero if anything failed.  Logs are kept in build/check/.
+#
+# Environment: CHECK_GUESTS=0 skips the guest runs (static checks only).
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+logs=$top/build/check
+rm -rf "$logs"
+mkdir -p "$logs"
+
+pass=0
+fail=0
+
+result() {	# result STATUS DESCRIPTION [LOG]
+	if [ "$1" -eq 0 ]; then
+		echo "ok - $2"
+		pass=$((pass + 1))
+	else
+		echo "not ok - $2"
+		fail=$((fail + 1))
+		[ -n "${3:-}" ] && sed 's/^/#   /' "$3" | tail -n 40
+	fi
+}
+
+newest_headers() {
+	ls -d /usr/src/linux-headers-"$1".*-amd64 2>/dev/null | grep -v -- -rt- |
+		sort -V | tail -n 1
+}
+
+tools/testing/install-deps.sh > "$logs/deps.log" 2>&1
+result $? "dependencies installed" "$logs/deps.log"
+
+declare -A kdir
+for series in 6.1 6.12; do
+	kdir[$series]=$(newest_headers "$series")
+done
+
+# 1 and 2: W=1 builds, then sparse over every file (C=2 checks all files
+# whether or not they are rebuilt).
+for series in 6.1 6.12; do
+	log=$logs/build-$series.log
+	if [ -z "${kdir[$series]}" ]; then
+		echo "no $series headers installed" > "$log"
+		result 1 "build for $series with W=1, no warnings" "$log"
+		continue
+	fi
+	tools/testing/build-modules.sh "${kdir[$series]}" W=1 > "$log" 2>&1
+	st=$?
+	grep -E 'warning:|error:' "$log" > "$log.bad"
+	[ -s "$log.bad" ] && st=1
+	result $st "build for $(basename "${kdir[$series]}") with W=1, no warnings" "$log"
+
+	log=$logs/sparse-$series.log
+	tools/testing/build-modules.sh "${kdir[$series]}" C=2 > "$log" 2>&1
+	st=$?
+	grep -E 'warning:|error:' "$log" | grep -v 'Skipping BTF' > "$log.bad"
+	[ -s "$log.bad" ] && st=1
+	result $st "sparse (C=2) clean for $series" "$log.bad"
+done
+
+# 3: checkpatch on every C source and header of the project.  Kernel
+# code and the uapi header get every rule.  User-space programs (tools/)
+# get every rule but those about kernel-internal helpers they cannot use
+# (BIT(), u32, __printf, __noreturn), "volatile" (a signal flag must be
+# volatile sig_atomic_t), and macro-argument checks that cannot hold for
+# the ABI table macros, whose arguments are member designators.
+checkpatch() {	# checkpatch LOG FILE... [-- OPTIONS]
+	perl build/tools/scripts/checkpatch.pl --no-tree --strict --terse \
+		--show-types "${@:2}" >> "$1" 2>&1
+}
+log=$logs/checkpatch.log
+: > "$log"
+mapfile -t ksrc < <(git ls-files '*.c' '*.h' | grep -v '^tools/')
+mapfile -t usrc < <(git ls-files '*.c' '*.h' | grep '^tools/')
+checkpatch "$log" -f "${ksrc[@]}"
+checkpatch "$log" --ignore PREFER_DEFINED_ATTRIBUTE_MACRO,PREFER_KERNEL_TYPES,BIT_MACRO,VOLATILE,MACRO_ARG_REUSE,MACRO_ARG_PRECEDENCE \
+	-f "${usrc[@]}"
+grep -v -E '^total: 0 errors, 0 warnings, 0 checks' "$log" | grep . > "$log.bad"
+if [ -s "$log.bad" ]; then st=1; else st=0; fi
+result $st "checkpatch --strict clean (${#ksrc[@]} kernel, ${#usrc[@]} user-space files)" "$log.bad"
+
+# 4: selftests build, and the ABI check, which needs no module.
+st_dir=tools/testing/selftests/net/rds
+log=$logs/selftests-build.log
+make -C "$st_dir" > "$log" 2>&1 && make -C tools/testing/demo >> "$log" 2>&1
+result $? "selftests and demo build with -Werror" "$log"
+
+run_tap() {	# run_tap PREFIX COMMAND...: count a TAP stream's results
+	local line log=$logs/$1.log
+	"${@:2}" > "$log" 2>&1
+	local st=$?
+	local n=0
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) echo "ok - $1: ${line#ok }"; pass=$((pass + 1)); n=$((n + 1)) ;;
+		"not ok "*) echo "not ok - $1: ${line#not ok }"; fail=$((fail + 1)); n=$((n + 1)) ;;
+		esac
+	done < "$log"
+	if [ "$st" -ne 0 ] && ! grep -q '^not ok' "$log"; then
+		result 1 "$1 exited with status $st" "$log"
+	elif [ "$n" -eq 0 ]; then
+		result 1 "$1 reported no result" "$log"
+	fi
+}
+
+run_tap host-abi "$st_dir/abi_check"
+run_tap bench tools/testing/vm/selftest.sh
+
+# 5: the selftests in guests.
+run_vm() {	# run_vm NAME vm-run.sh options...
+	local log=$logs/$1.log line
+	tools/testing/vm/vm-run.sh "${@:2}" -- "$st_dir/run_guest.sh" > "$log" 2>&1
+	local st=$?
+	while IFS= read -r line; do
+		case $line in
+		"ok - "*) echo "ok - $1: ${line#ok - }"; pass=$((pass + 1)) ;;
+		"not ok - "*) echo "not ok - $1: ${line#not ok - }"; fail=$((fail + 1)) ;;
+		esac
+	done < "$log"
+	grep -q '^[0-9]* passed, [0-9]* failed$' "$log" ||
+		result 1 "$1: the bench printed no summary (status $st)" "$log"
+	grep '^# vm-run: wall time' "$log" | sed "s/^# vm-run:/# $1:/"
+}
+
+if [ "${CHECK_GUESTS:-1}" != 0 ]; then
+	run_vm ours-6.1 --kernel 6.1 --guests 1 --modules ours
+	run_vm distro-6.1 --kernel 6.1 --guests 1 --modules distro
+	run_vm ours-6.12 --kernel 6.12 --guests 1 --modules ours
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

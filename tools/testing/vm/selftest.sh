@@ -1,0 +1,185 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# selftest.sh - tests of the VM test bench itself.
+#
+# Usage: tools/testing/vm/selftest.sh [--vm] [--kernel SERIES]
+#
+# Without --vm (a few seconds, no guest booted): scan-kernel-log.sh on made-up
+# logs, and vm-run.sh --judge on made-up results folders (failing script,
+# plan mismatch, missing files, timeouts, kernel warnings, SKIP and TODO).
+# With --vm, also boots guests (about a minute on 6.1): a passing smoke run,
+# a guest script that exits 3, a kernel stack dump (sysrq t) and a kernel
+# panic (sysrq c) must be reported as failures.
+# Prints TAP; exit status 0 iff every test passed.
+
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+vm=0
+kernel=6.1
+while [ $# -gt 0 ]; do
+	case $1 in
+	--vm) vm=1; shift ;;
+	--kernel) kernel=${2:?}; shift 2 ;;
+	*) echo "usage: $0 [--vm] [--kernel SERIES]" >&2; exit 2 ;;
+	esac
+done
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/vm-selftest.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+n=0
+failures=0
+result() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failures=$((failures + 1))
+	fi
+}
+
+# --- scan-kernel-log.sh ----------------------------------------------------
+scan() {
+	"$here/scan-kernel-log.sh" "$@" > "$tmp/scan.out" 2>&1
+}
+
+# expect_scan WANT_STATUS DESCRIPTION LOG_LINE [SCAN_OPTIONS...]
+expect_scan() {
+	local want=$1 desc=$2 rc=0
+	printf '[    1.000000] Linux version 6.1.0\n%s\n[    2.000000] done\n' "$3" > "$tmp/k.log"
+	shift 3
+	scan "$@" "$tmp/k.log" || rc=$?
+	[ "$rc" -eq "$want" ]
+	result $? "scan: $desc"
+}
+
+expect_scan 0 "clean log passes" '[    1.500000] rdma_rxe: loaded'
+expect_scan 1 "WARN() found" '[    1.5] WARNING: CPU: 0 PID: 1 at net/rds/ib.c:12 rds_ib_add_one+0x1/0x2 [rds_zc_ib]'
+expect_scan 1 "oops found" '[    1.5] Oops: 0000 [#1] PREEMPT SMP NOPTI'
+expect_scan 1 "BUG: found" '[    1.5] BUG: kernel NULL pointer dereference, address: 0000000000000008'
+expect_scan 1 "general protection fault found" '[    1.5] general protection fault, probably for non-canonical address'
+expect_scan 1 "KASAN report found" '[    1.5] BUG: KASAN: slab-use-after-free in rds_recvmsg+0x1/0x2'
+expect_scan 1 "UBSAN report found" '[    1.5] UBSAN: shift-out-of-bounds in net/rds/ib_recv.c:10:5'
+expect_scan 1 "lockdep circular locking found" '[    1.5] WARNING: possible circular locking dependency detected'
+expect_scan 1 "lockdep inconsistent state found" '[    1.5] inconsistent lock state'
+expect_scan 1 "suspicious RCU usage found" '[    1.5] suspicious RCU usage.'
+expect_scan 1 "RCU stall found" '[    1.5] rcu: INFO: rcu_preempt self-detected stall on CPU'
+expect_scan 1 "hung task found" '[    1.5] INFO: task rds_test:123 blocked for more than 120 seconds.'
+expect_scan 1 "panic found" '[    1.5] Kernel panic - not syncing: Fatal exception'
+expect_scan 1 "kmemleak report found" '[    1.5] kmemleak: 2 new suspected memory leaks (see /sys/kernel/debug/kmemleak)'
+expect_scan 0 "kmemleak start-up line ignored" '[    0.5] kmemleak: Kernel memory leak detector initialized (mem pool available: 15000)'
+expect_scan 1 "Call Trace found" '[    1.5] Call Trace:'
+expect_scan 1 "user-space WARNING: counts without --timestamped" 'test: WARNING: just text'
+expect_scan 0 "user-space WARNING: ignored with --timestamped" 'test: WARNING: just text' --timestamped
+expect_scan 1 "kernel WARNING: counts with --timestamped" '[    1.5] WARNING: CPU: 0 PID: 1 at x' --timestamped
+expect_scan 0 "--ignore drops a line" '[    1.5] WARNING: known and harmless' --ignore 'known and harmless'
+
+rc=0
+scan "$tmp/no-such-file" || rc=$?
+[ "$rc" -eq 2 ]
+result $? "scan: unreadable file gives status 2"
+
+# Offending lines are printed with file and line number.
+printf '[    1.5] WARNING: CPU: 0 PID: 1 at x\n' > "$tmp/w.log"
+scan "$tmp/w.log" || true
+grep -q "w.log:1:\[    1.5\] WARNING: CPU: 0" "$tmp/scan.out"
+result $? "scan: prints FILE:LINE: text"
+
+# --- vm-run.sh --judge -----------------------------------------------------
+# make_guest DIR OUTPUT EXIT_CODE QEMU_STATUS [DMESG_LINE]: a made-up guest
+# results folder; "-" leaves a file out.
+make_guest() {
+	local d=$1
+	mkdir -p "$d"
+	[ "$2" = - ] || printf '%b' "$2" > "$d/output.txt"
+	[ "$3" = - ] || echo "$3" > "$d/exit-code"
+	[ "$4" = - ] || echo "$4" > "$d/qemu-status"
+	printf '[    0.000000] Linux version 6.1.0\n%s\n' "${5:-}" > "$d/dmesg.txt"
+	printf '[    0.000000] Linux version 6.1.0\nok 1 - WARNING: user text is not a kernel line\n' > "$d/console.log"
+}
+
+# expect_judge DESCRIPTION 'P passed, F failed' [REGEX_OF_A_LINE]: judge the
+# folder $tmp/r (then remove it).
+expect_judge() {
+	local desc=$1 summary=$2 line=${3:-} rc=0
+	"$here/vm-run.sh" --judge "$tmp/r" > "$tmp/judge.out" 2>&1 || rc=$?
+	local good=0
+	[ "$(tail -n 1 "$tmp/judge.out")" = "$summary" ] || good=1
+	if [ "$summary" = "${summary%, 0 failed}" ]; then
+		[ "$rc" -eq 1 ] || good=1
+	else
+		[ "$rc" -eq 0 ] || good=1
+	fi
+	if [ -n "$line" ]; then
+		grep -qE -- "$line" "$tmp/judge.out" || good=1
+	fi
+	result "$good" "judge: $desc"
+	[ "$good" -eq 0 ] || sed 's/^/# /' "$tmp/judge.out"
+	rm -rf "$tmp/r"
+}
+
+make_guest "$tmp/r/guest1" '1..2\nok 1 - first\nok 2 - second\n' 0 0
+make_guest "$tmp/r/guest2" '1..1\nok 1 - only\n' 0 0
+expect_judge "two passing guests" "7 passed, 0 failed" '^ok - g2: only$'
+
+make_guest "$tmp/r/guest1" '1..2\nok 1 - first\nok 2 - second\n' 3 0
+expect_judge "exit code 3 without 'not ok' fails once" "4 passed, 1 failed" 'not ok - g1: guest script exit status 0 # it was 3'
+
+make_guest "$tmp/r/guest1" '1..2\nok 1 - first\nnot ok 2 - second\n' 1 0
+expect_judge "'not ok' counts, its exit code does not count again" "3 passed, 1 failed" '^not ok - g1: second$'
+
+make_guest "$tmp/r/guest1" '1..3\nok 1 - first\n' 0 0
+expect_judge "plan mismatch fails" "3 passed, 1 failed" 'TAP plan 1..3 matched # got 1'
+
+make_guest "$tmp/r/guest1" 'ok 1 - first\n' 0 0
+expect_judge "missing plan fails" "3 passed, 1 failed" 'TAP plan present'
+
+make_guest "$tmp/r/guest1" - - 0
+expect_judge "missing output and exit code fail" "1 passed, 2 failed" 'no exit-code file'
+
+make_guest "$tmp/r/guest1" '1..1\n' - 124
+expect_judge "qemu timeout fails" "1 passed, 2 failed" 'guest finished # timed out'
+
+make_guest "$tmp/r/guest1" '1..1\n' 124 0
+expect_judge "in-guest timeout fails" "2 passed, 2 failed" "killed by the guest's time limit"
+
+make_guest "$tmp/r/guest1" '1..1\nok 1 - fine\n' 0 0 '[    5.0] WARNING: CPU: 0 PID: 9 at net/rds/x.c:1 f+0x0/0x1'
+expect_judge "kernel WARNING fails 'kernel log clean'" "2 passed, 1 failed" 'guest1/dmesg.txt:2:.*WARNING: CPU: 0'
+
+make_guest "$tmp/r/guest1" '1..1\nBail out! guest 1: rxe0 did not become ACTIVE\n' 125 0
+expect_judge "Bail out! fails" "2 passed, 1 failed" 'not ok - g1: Bail out!'
+
+make_guest "$tmp/r/guest1" '1..3\nok 1 - a # SKIP no peer\nnot ok 2 - b # TODO later\nok 3\n' 0 0
+expect_judge "SKIP passes, failing TODO does not fail" "4 passed, 0 failed" '^ok - g1: a # SKIP no peer$'
+
+# --- Real guests -------------------------------------------------------------
+# expect_run DESCRIPTION WANT_STATUS REGEX -- VM_RUN_ARGS...
+expect_run() {
+	local desc=$1 want=$2 line=$3 rc=0 good=0
+	shift 4
+	"$here/vm-run.sh" --kernel "$kernel" --timeout 300 "$@" > "$tmp/run.out" 2>&1 || rc=$?
+	[ "$rc" -eq "$want" ] || good=1
+	grep -qE -- "$line" "$tmp/run.out" || good=1
+	tail -n 1 "$tmp/run.out" | grep -qE '^[0-9]+ passed, [0-9]+ failed$' || good=1
+	result "$good" "vm: $desc"
+	sed 's/^/# /' "$tmp/run.out"
+}
+
+if [ "$vm" -eq 1 ]; then
+	expect_run "smoke test passes on one guest" 0 '^ok - g1: rxe0 is ACTIVE$' -- \
+		--guests 1 --modules none -- "$here/smoke.sh"
+	# shellcheck disable=SC2016 # expanded in the guest
+	expect_run "exit 3 is a failure" 1 'not ok - g1: guest script exit status 0 # it was 3' -- \
+		--guests 1 --modules none -- sh -c 'echo 1..1; echo ok 1 - x; exit 3'
+	expect_run "kernel stack dump (sysrq t) is a failure" 1 'not ok - g1: kernel log clean' -- \
+		--guests 1 --modules none -- sh -c 'echo 1..1; echo ok 1 - x; echo t > /proc/sysrq-trigger'
+	# shellcheck disable=SC2016 # expanded in the guest
+	expect_run "kernel panic of one guest is a failure" 1 'not ok - g2: guest finished' -- \
+		--guests 2 --modules none -- sh -c 'echo 1..1; echo ok 1 - x; if [ "$RDS_NODE" = 2 ]; then echo c > /proc/sysrq-trigger; fi'
+fi
+
+echo "1..$n"
+[ "$failures" -eq 0 ]
