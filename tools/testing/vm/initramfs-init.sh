@@ -97,13 +97,19 @@ ln -sf /proc/self/fd/1 $nr/dev/stdout
 ln -sf /proc/self/fd/2 $nr/dev/stderr
 mount -t debugfs debugfs $nr/sys/kernel/debug 2>/dev/null || true
 mount -t configfs configfs $nr/sys/kernel/config 2>/dev/null || true
-# Fresh, empty runtime folders: the host's own /run and /tmp contents
-# (pid files, sockets) mean nothing in the guest.
-must mount -t tmpfs -o mode=755 tmpfs $nr/run
-must mount -t tmpfs -o mode=1777 tmpfs $nr/tmp
-must mount -t tmpfs -o mode=1777 tmpfs $nr/var/tmp
-
 [ -f $nr/results/run.env ] || fatal "no run.env in the results folder"
+
+# Fresh, empty runtime folders: the host's own /run and /tmp contents
+# (pid files, sockets) mean nothing in the guest.  Not over the
+# repository, though, which may live in /tmp (a CI clone): there the
+# overlay alone keeps the folder writable.
+repo=$(sed -n 's/^RDS_REPO=//p' $nr/results/run.env)
+for d in run:755 tmp:1777 var/tmp:1777; do
+	case "$repo/" in
+	/"${d%%:*}"/*) log "node $node: /${d%%:*} holds the repository: not hidden" ;;
+	*) must mount -t tmpfs -o mode="${d#*:}" tmpfs "$nr/${d%%:*}" ;;
+	esac
+done
 
 log "node $node: root ready, starting guest-init.sh"
 # Make the overlay the real root (switch_root: PID 1's root changes too, so
