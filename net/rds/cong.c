@@ -28,6 +28,7 @@
 
 #include "cong.h"
 #include "stats.h"
+#include "trace.h"
 
 #define RDS_CONG_PORTS		65536
 #define RDS_CONG_HASH_BITS	8
@@ -144,6 +145,7 @@ void rds_cong_set_port(struct rds_cong_map *map, __be16 port)
 {
 	if (test_and_set_bit(be16_to_cpu(port), map->bits))
 		return;
+	trace_rds_cong_port(map->addr, port, true);
 	rds_stat_inc(RDS_STAT_CONG_SET);
 	rds_cong_changed();
 }
@@ -160,6 +162,7 @@ static void rds_cong_notify_monitors(const struct net *net, u64 portmask)
 			continue;
 		mon->notify |= hit;
 		mon->mask &= ~hit;
+		trace_rds_cong_notify(mon, hit);
 		rds_stat_inc(RDS_STAT_CONG_NOTIFY);
 		mon->wake(mon);
 	}
@@ -180,6 +183,7 @@ void rds_cong_clear_port(struct rds_cong_map *map, __be16 port)
 {
 	if (!test_and_clear_bit(be16_to_cpu(port), map->bits))
 		return;
+	trace_rds_cong_port(map->addr, port, false);
 	rds_stat_inc(RDS_STAT_CONG_CLEARED);
 	wake_up_interruptible_all(&map->waitq);
 	rds_cong_notify_monitors(read_pnet(&map->net),

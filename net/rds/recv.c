@@ -23,6 +23,7 @@
 #include "recv.h"
 #include "sock.h"
 #include "stats.h"
+#include "trace.h"
 #include "transport.h"
 
 /* Caller holds rs->recv_lock. */
@@ -57,6 +58,8 @@ static bool rds_recv_queue(struct rds_sock *rs, struct rds_incoming *inc)
 	}
 	spin_unlock_bh(&rs->recv_lock);
 
+	trace_rds_recv_queue(inc->saddr, inc->sport, inc->daddr, inc->dport,
+			     inc->msg->len, queued ? 0 : -ESHUTDOWN);
 	if (!queued) {
 		rds_stat_inc(RDS_STAT_RECV_DROP_CLOSED);
 		rds_inc_free(inc);
@@ -89,6 +92,8 @@ void rds_zc_deliver(struct net *net, struct rds_incoming *inc)
 
 	rs = rds_bind_lookup(net, inc->daddr, inc->dport);
 	if (!rs) {
+		trace_rds_recv_queue(inc->saddr, inc->sport, inc->daddr,
+				     inc->dport, inc->msg->len, -ENOTCONN);
 		rds_stat_inc(RDS_STAT_RECV_DROP_NO_SOCK);
 		rds_inc_free(inc);
 		return;
@@ -117,14 +122,18 @@ bool rds_recv_readable(struct rds_sock *rs)
 /**
  * rds_recv_purge() - drop everything queued and refuse new messages
  * @rs: a socket being released, already out of the bind table
+ *
+ * Return: the payload bytes dropped.
  */
-void rds_recv_purge(struct rds_sock *rs)
+size_t rds_recv_purge(struct rds_sock *rs)
 {
 	struct rds_incoming *inc, *tmp;
 	LIST_HEAD(dropped);
+	size_t bytes;
 
 	spin_lock_bh(&rs->recv_lock);
 	rs->dead = true;
+	bytes = rs->rcv_bytes;
 	list_splice_init(&rs->recv_queue, &dropped);
 	rds_recv_account(rs, -(long)rs->rcv_bytes);
 	spin_unlock_bh(&rs->recv_lock);
@@ -133,6 +142,7 @@ void rds_recv_purge(struct rds_sock *rs)
 		rds_stat_inc(RDS_STAT_RECV_PURGED);
 		rds_inc_free(inc);
 	}
+	return bytes;
 }
 
 static struct rds_incoming *rds_recv_head(struct rds_sock *rs)
@@ -236,6 +246,8 @@ static int rds_recv_one(struct rds_sock *rs, struct msghdr *msg,
 	if (rds_recv_put_latency(rs, msg, inc))
 		return -EFAULT;
 	rds_recv_fill_name(msg, inc);
+	trace_rds_recv_read(inc->saddr, inc->sport, inc->daddr, inc->dport,
+			    len, ret);
 	if (!(flags & MSG_PEEK)) {
 		rds_stat_inc(RDS_STAT_RECV_DELIVERED);
 		rds_stat_add(RDS_STAT_RECV_BYTES, len);

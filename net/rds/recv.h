@@ -15,6 +15,6 @@ struct socket;
 int rds_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
 		int flags);
 bool rds_recv_readable(struct rds_sock *rs);
-void rds_recv_purge(struct rds_sock *rs);
+size_t rds_recv_purge(struct rds_sock *rs);
 
 #endif /* _RDS_ZC_RECV_H */

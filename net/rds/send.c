@@ -18,6 +18,7 @@
 #include "send.h"
 #include "sock.h"
 #include "stats.h"
+#include "trace.h"
 
 /*
  * The flags RDS has always accepted; programs rely on others failing.
@@ -163,6 +164,7 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	rds_stat_add(RDS_STAT_SEND_BYTES, len);
 	ret = len;
 out:
+	trace_rds_send(saddr, sport, daddr, dport, len, ret);
 	rds_msg_put(m);
 	return ret;
 }

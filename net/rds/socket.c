@@ -22,6 +22,7 @@
 #include "sock.h"
 #include "socket.h"
 #include "stats.h"
+#include "trace.h"
 #include "transport_core.h"
 
 static struct proto rds_proto = {
@@ -104,7 +105,8 @@ static int rds_release(struct socket *sock)
 	sock_orphan(sk);
 	rds_cong_monitor_enable(&rs->cong_mon, false);
 	rds_bind_remove(rs);
-	rds_recv_purge(rs);
+	trace_rds_sock_release(rs, rs->bound_addr, rs->bound_port,
+			       rds_recv_purge(rs));
 
 	lock_sock(sk);
 	rds_cong_map_put(rs->cong_map);
@@ -212,6 +214,7 @@ static int rds_bind(struct socket *sock, struct sockaddr *uaddr, int len)
 		goto out_map;
 	rs->cong_map = map;
 	rds_stat_inc(RDS_STAT_SOCK_BOUND);
+	trace_rds_sock_bind(rs, addr, port, rs->trans->name, 0);
 	release_sock(sk);
 	return 0;
 
@@ -224,6 +227,7 @@ out_trans:
 		rs->trans = NULL;
 	}
 out:
+	trace_rds_sock_bind(rs, addr, port, "", ret);
 	release_sock(sk);
 	return ret;
 }

@@ -20,8 +20,8 @@ set -u
 CORE=rds_zc
 IB=rds_zc_ib
 CASES=(modules_loaded socket_holds_core rmmod_core_busy rmmod_core_after_close
-       reload ib_pinned_by_bound_socket distro_conflict load_unload_loop
-       kernel_log_clean left_as_found)
+       reload ib_pinned_by_bound_socket tracepoints distro_conflict
+       load_unload_loop kernel_log_clean left_as_found)
 
 tnum=0
 failed=0
@@ -239,6 +239,40 @@ case_distro_conflict() {
 	load_ours || rc=1
 	socket_works || rc=1
 	return "$rc"
+}
+
+# One message between two local sockets fires the bind, send, queue and
+# read tracepoints, with the addresses and length of that message.
+case_tracepoints() {
+	local tr=/sys/kernel/tracing rc=0 ev out
+
+	[ -d "$tr/events" ] || tr=/sys/kernel/debug/tracing
+	[ -d "$tr/events/rds_zc" ] || { diag "no rds_zc events in $tr"; return 1; }
+	echo > "$tr/trace"
+	echo 1 > "$tr/events/rds_zc/enable" || return 1
+	python3 -c '
+import socket
+a = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET)
+b = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET)
+a.bind(("127.0.0.1", 4242))
+b.bind(("127.0.0.1", 4243))
+b.sendto(b"x" * 77, ("127.0.0.1", 4242))
+assert len(a.recv(100)) == 77
+' || rc=1
+	echo 0 > "$tr/events/rds_zc/enable"
+	out=$(cat "$tr/trace")
+	for ev in "rds_sock_bind:.*127.0.0.1:4242 transport=loopback ret=0" \
+		  "rds_send: 127.0.0.1:4243 -> 127.0.0.1:4242 len=77 ret=77" \
+		  "rds_recv_queue: 127.0.0.1:4243 -> 127.0.0.1:4242 len=77 ret=0" \
+		  "rds_recv_read: 127.0.0.1:4243 -> 127.0.0.1:4242 len=77 ret=77" \
+		  "rds_sock_release:.*127.0.0.1:4242"; do
+		if ! grep -q -- "$ev" <<< "$out"; then
+			diag "no trace line matching: $ev"
+			rc=1
+		fi
+	done
+	[ $rc = 0 ] || diag "$out"
+	return $rc
 }
 
 case_load_unload_loop() {
