@@ -1,21 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The InfiniBand/RoCE transport.
+ * The InfiniBand/RoCE transport: module entry and its registration with
+ * the RDS core.
  *
- * This is its skeleton: it registers the transport so that the module
- * dependency and SO_RDS_TRANSPORT work, but it claims no address yet, so
- * bind() through it fails with ENOPROTOOPT and sockets fall back to local
- * delivery.  Connections over RC QPs come with the transport work.
+ * Today it claims the local addresses of RDMA devices, so sockets bound
+ * there report RDS_TRANS_IB and pin this module.  Connections over RC
+ * QPs (Documentation/networking/rds_zc-wire.rst) come next; until then
+ * messages to other hosts get ENETUNREACH and messages between sockets
+ * of this host go through the core's local delivery.
  */
 #include <linux/errno.h>
 #include <linux/module.h>
 #include <uapi/linux/rds.h>
 
+#include "ib.h"
 #include "transport.h"
 
 static int rds_ib_laddr_check(struct net *net, __be32 addr)
 {
-	return -EADDRNOTAVAIL;
+	struct rds_ib_device *rdev = rds_ib_device_for_addr(net, addr);
+
+	if (!rdev)
+		return -EADDRNOTAVAIL;
+	rds_ib_device_put(rdev);
+	return 0;
 }
 
 static struct rds_transport rds_ib_transport = {
@@ -27,12 +35,25 @@ static struct rds_transport rds_ib_transport = {
 
 static int __init rds_ib_init(void)
 {
-	return rds_zc_transport_register(&rds_ib_transport);
+	int ret;
+
+	ret = rds_ib_device_init();
+	if (ret)
+		return ret;
+	ret = rds_zc_transport_register(&rds_ib_transport);
+	if (ret)
+		goto out_devices;
+	return 0;
+
+out_devices:
+	rds_ib_device_exit();
+	return ret;
 }
 
 static void __exit rds_ib_exit(void)
 {
 	rds_zc_transport_unregister(&rds_ib_transport);
+	rds_ib_device_exit();
 }
 
 module_init(rds_ib_init);

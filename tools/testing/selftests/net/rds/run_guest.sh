@@ -8,8 +8,8 @@
 #	tools/testing/selftests/net/rds/run_guest.sh
 #
 # On node 1 it builds the test programs if needed and runs abi_check,
-# rds_local and module_lifecycle.sh, in that order, merging their TAP into
-# one stream: every result is renumbered and named after its program, and
+# rds_local, module_lifecycle.sh and ib_device.sh, in that order, merging
+# their TAP into one stream: every result is renumbered and named after its program, and
 # the plan comes last.  Other nodes have nothing to do.  Exit status 0 iff
 # nothing failed.  Each program's own output is also kept in
 # $RESULTS/<program>.tap when RESULTS is set.
@@ -103,6 +103,7 @@ else
 	run_prog abi_check 120 "$here/abi_check"
 	run_prog rds_local 480 "$here/rds_local"
 	run_prog module_lifecycle 300 "$here/module_lifecycle.sh"
+	run_prog ib_device 180 "$here/ib_device.sh"
 fi
 
 echo "1..$total"

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * RDMA devices: the ib_client that gives each device the per-device state
+ * the transport needs (a protection domain today; MR pools and CQ pools
+ * with the connection and zero-copy work), and the lookup from a local
+ * IPv4 address to the device that owns it.
+ *
+ * Device removal ("rdma link del", hot unplug, module unload of the
+ * driver): remove() unlists the device so that no new user finds it,
+ * then waits for the users it has to let go.  Users hold a device only
+ * for the length of a call today; connections will hold it while they
+ * live and drop it from their own teardown, which remove() starts.
+ *
+ * Locking: rds_ib_devices_lock protects the device list.
+ */
+#include <linux/errno.h>
+#include <linux/in.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <net/net_namespace.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+
+#include "ib.h"
+
+static LIST_HEAD(rds_ib_devices);
+static DEFINE_MUTEX(rds_ib_devices_lock);	/* rds_ib_devices */
+
+static struct ib_client rds_ib_client;
+
+/**
+ * rds_ib_device_put() - drop a reference from rds_ib_device_for_addr()
+ * @rdev: the device, may be NULL
+ */
+void rds_ib_device_put(struct rds_ib_device *rdev)
+{
+	if (rdev && refcount_dec_and_test(&rdev->refs))
+		complete(&rdev->unused);
+}
+
+static int rds_ib_add_one(struct ib_device *ibdev)
+{
+	struct rds_ib_device *rdev;
+	int ret;
+
+	/* RDS needs an RC-capable IB or RoCE device with fast registration. */
+	if (ibdev->node_type != RDMA_NODE_IB_CA)
+		return -EOPNOTSUPP;
+	if (!(ibdev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS))
+		return -EOPNOTSUPP;
+
+	rdev = kzalloc(sizeof(*rdev), GFP_KERNEL);
+	if (!rdev)
+		return -ENOMEM;
+	rdev->ibdev = ibdev;
+	refcount_set(&rdev->refs, 1);
+	init_completion(&rdev->unused);
+
+	rdev->pd = ib_alloc_pd(ibdev, 0);
+	if (IS_ERR(rdev->pd)) {
+		ret = PTR_ERR(rdev->pd);
+		goto out_free;
+	}
+
+	mutex_lock(&rds_ib_devices_lock);
+	list_add_tail(&rdev->item, &rds_ib_devices);
+	mutex_unlock(&rds_ib_devices_lock);
+	ib_set_client_data(ibdev, &rds_ib_client, rdev);
+	pr_info("rds_zc_ib: using RDMA device %s\n", dev_name(&ibdev->dev));
+	return 0;
+
+out_free:
+	kfree(rdev);
+	return ret;
+}
+
+static void rds_ib_remove_one(struct ib_device *ibdev, void *client_data)
+{
+	struct rds_ib_device *rdev = client_data;
+
+	mutex_lock(&rds_ib_devices_lock);
+	list_del_init(&rdev->item);
+	mutex_unlock(&rds_ib_devices_lock);
+
+	rds_ib_device_put(rdev);
+	wait_for_completion(&rdev->unused);
+
+	ib_dealloc_pd(rdev->pd);
+	pr_info("rds_zc_ib: released RDMA device %s\n", dev_name(&ibdev->dev));
+	kfree(rdev);
+}
+
+static struct ib_client rds_ib_client = {
+	.name	= "rds_zc",
+	.add	= rds_ib_add_one,
+	.remove	= rds_ib_remove_one,
+};
+
+/* Address resolution needs a handler; a bound-only id gets no event. */
+static int rds_ib_probe_handler(struct rdma_cm_id *id,
+				struct rdma_cm_event *event)
+{
+	return 0;
+}
+
+/* Caller holds rds_ib_devices_lock. */
+static struct rds_ib_device *rds_ib_device_find(struct ib_device *ibdev)
+{
+	struct rds_ib_device *rdev;
+
+	list_for_each_entry(rdev, &rds_ib_devices, item)
+		if (rdev->ibdev == ibdev && refcount_inc_not_zero(&rdev->refs))
+			return rdev;
+	return NULL;
+}
+
+/**
+ * rds_ib_device_for_addr() - the RDMA device that owns a local address
+ * @net: namespace of the socket; RDS over RDMA lives in init_net only
+ * @addr: local IPv4 address
+ *
+ * Binds a throw-away rdma_cm id to the address, as rdma_cm itself finds
+ * devices, and looks the device up among those this client accepted.
+ *
+ * Context: process context, may sleep.
+ * Return: the device with a reference (rds_ib_device_put() it), or NULL.
+ */
+struct rds_ib_device *rds_ib_device_for_addr(struct net *net, __be32 addr)
+{
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET,
+		.sin_addr.s_addr = addr,
+	};
+	struct rds_ib_device *rdev = NULL;
+	struct rdma_cm_id *id;
+
+	if (!net_eq(net, &init_net))
+		return NULL;
+	id = rdma_create_id(&init_net, rds_ib_probe_handler, NULL,
+			    RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(id))
+		return NULL;
+	if (!rdma_bind_addr(id, (struct sockaddr *)&sin) && id->device) {
+		mutex_lock(&rds_ib_devices_lock);
+		rdev = rds_ib_device_find(id->device);
+		mutex_unlock(&rds_ib_devices_lock);
+	}
+	rdma_destroy_id(id);
+	return rdev;
+}
+
+/**
+ * rds_ib_device_init() - start watching RDMA devices
+ *
+ * Return: 0 or a negative errno.
+ */
+int rds_ib_device_init(void)
+{
+	return ib_register_client(&rds_ib_client);
+}
+
+/**
+ * rds_ib_device_exit() - release every RDMA device
+ */
+void rds_ib_device_exit(void)
+{
+	ib_unregister_client(&rds_ib_client);
+}
