@@ -208,17 +208,19 @@ static int rds_bind(struct socket *sock, struct sockaddr *uaddr, int len)
 		ret = -ENOMEM;
 		goto out_trans;
 	}
+	/* Deliverers may find the socket as soon as it is inserted. */
+	rs->cong_map = map;
 	sock_set_flag(sk, SOCK_RCU_FREE);
 	ret = rds_bind_insert(rs, addr, &port);
 	if (ret)
 		goto out_map;
-	rs->cong_map = map;
 	rds_stat_inc(RDS_STAT_SOCK_BOUND);
 	trace_rds_sock_bind(rs, addr, port, rs->trans->name, 0);
 	release_sock(sk);
 	return 0;
 
 out_map:
+	rs->cong_map = NULL;
 	rds_cong_map_put(map);
 out_trans:
 	if (!preset) {
