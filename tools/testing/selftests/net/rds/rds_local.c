@@ -2075,6 +2075,139 @@ static void test_ioctl_tos(void)
 	close(fd);
 }
 
+/* ------------------------------------------------------------- stress */
+
+#define STRESS_SENDERS	6
+#define STRESS_MSGS	150
+#define STRESS_LEN	700
+
+struct stress_sender {
+	pthread_t thread;
+	struct sockaddr_in dst;
+	int fd;
+	int id;
+	int sent;		/* messages sendto() accepted */
+	int err;		/* errno of the first failure, or 0 */
+};
+
+/* Each message: sender id, its sequence number, then a pattern of both. */
+static void stress_fill(unsigned char *buf, int id, int seq)
+{
+	int i;
+
+	buf[0] = id;
+	buf[1] = seq & 0xff;
+	buf[2] = seq >> 8;
+	for (i = 3; i < STRESS_LEN; i++)
+		buf[i] = (unsigned char)(id * 31 + seq * 7 + i);
+}
+
+static void *stress_send_main(void *arg)
+{
+	struct stress_sender *s = arg;
+	unsigned char buf[STRESS_LEN];
+
+	for (s->sent = 0; s->sent < STRESS_MSGS; s->sent++) {
+		stress_fill(buf, s->id, s->sent);
+		if (sendto(s->fd, buf, sizeof(buf), 0, (struct sockaddr *)&s->dst,
+			   sizeof(s->dst)) != sizeof(buf)) {
+			s->err = errno;
+			break;
+		}
+	}
+	return NULL;
+}
+
+static void stress_start(struct stress_sender *snd, int n,
+			 const struct sockaddr_in *dst)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		snd[i].fd = rds_bound(addr_main, 0, NULL);
+		snd[i].dst = *dst;
+		snd[i].id = i;
+		errno = pthread_create(&snd[i].thread, NULL, stress_send_main,
+				       &snd[i]);
+		ASSERT_TRUE(!errno, "pthread_create: %s", rt_errname(errno));
+	}
+}
+
+/*
+ * Many senders at once, blocking, to one receiver with a small buffer:
+ * they run into congestion again and again.  Every message arrives
+ * exactly once, intact, and in order per sender.
+ */
+static void test_stress_many_senders(void)
+{
+	struct stress_sender snd[STRESS_SENDERS];
+	unsigned char buf[STRESS_LEN + 1], want[STRESS_LEN];
+	int next[STRESS_SENDERS] = { 0 };
+	struct sockaddr_in r;
+	int rx, i, got = 0, bad = 0;
+	ssize_t n;
+
+	rx = rds_bound(addr_main, 0, &r);
+	set_int_opt(rx, SOL_SOCKET, SO_RCVBUF, 8 * STRESS_LEN);
+	memset(snd, 0, sizeof(snd));
+	stress_start(snd, STRESS_SENDERS, &r);
+
+	while (got < STRESS_SENDERS * STRESS_MSGS) {
+		n = recv(rx, buf, sizeof(buf), 0);
+		if (n < 0) {
+			rt_fail("after %d messages: recv: %s", got,
+				rt_errname(errno));
+			break;
+		}
+		got++;
+		if (n != STRESS_LEN || buf[0] >= STRESS_SENDERS) {
+			bad++;
+			continue;
+		}
+		stress_fill(want, buf[0], next[buf[0]]);
+		if (memcmp(buf, want, STRESS_LEN))
+			bad++;	/* damaged, duplicated or out of order */
+		else
+			next[buf[0]]++;
+	}
+	for (i = 0; i < STRESS_SENDERS; i++) {
+		pthread_join(snd[i].thread, NULL);
+		EXPECT_EQ(snd[i].err, 0);
+		EXPECT_EQ(snd[i].sent, STRESS_MSGS);
+		EXPECT_EQ(next[i], STRESS_MSGS);
+		close(snd[i].fd);
+	}
+	EXPECT_EQ(bad, 0);
+	expect_empty(rx);
+	close(rx);
+}
+
+/*
+ * The receiver goes away while senders are blocked on its congested
+ * port: they are released (their messages are dropped, as for any port
+ * nobody is bound to), nobody hangs and nothing fails.
+ */
+static void test_stress_close_receiver(void)
+{
+	struct stress_sender snd[STRESS_SENDERS];
+	struct sockaddr_in r;
+	int rx, i;
+
+	need_congestion();
+	rx = rds_bound(addr_main, 0, &r);
+	set_int_opt(rx, SOL_SOCKET, SO_RCVBUF, 4 * STRESS_LEN);
+	memset(snd, 0, sizeof(snd));
+	stress_start(snd, STRESS_SENDERS, &r);
+	rt_sleep_ms(500);	/* let them fill the queue and block */
+	close(rx);
+	for (i = 0; i < STRESS_SENDERS; i++) {
+		pthread_join(snd[i].thread, NULL);
+		EXPECT_EQ(snd[i].err, 0);
+		EXPECT_EQ(snd[i].sent, STRESS_MSGS);
+		close(snd[i].fd);
+	}
+}
+
 /* ------------------------------------------------------------- driver */
 
 /*
@@ -2162,6 +2295,8 @@ static const struct rt_case cases[] = {
 	CASE(recv_restart),
 	CASE_T(many_sockets, 60),
 	CASE_T(many_sockets_lo, 60),
+	CASE_T(stress_many_senders, 120),
+	CASE_T(stress_close_receiver, 60),
 	CASE(info_sockets),
 	CASE(info_bad_args),
 	CASE(ioctl_tos),
