@@ -107,6 +107,11 @@ rxe_active() {
 	rdma link show rxe0/1 | grep -q 'state ACTIVE'
 }
 
+# One choice for every guest, or one per guest (vm-run --modules a,b).
+RDS_MODULES_ALL=$RDS_MODULES
+IFS=, read -ra choices <<< "$RDS_MODULES_ALL"
+[ ${#choices[@]} -gt 1 ] && RDS_MODULES=${choices[node - 1]}
+
 say "kernel $(uname -r), node $node of $RDS_NODES, address $addr, modules $RDS_MODULES"
 hostname "rds-g$node" || true
 
@@ -176,7 +181,8 @@ env -i \
 	HOME=/root TERM=dumb LANG=C.UTF-8 \
 	RDS_NODE="$node" RDS_NODES="$RDS_NODES" \
 	RDS_ADDR="$addr" RDS_PEER_ADDR="$peer" RDS_ADDRS="$addrs" \
-	RDS_MODULES="$RDS_MODULES" RDS_MODULE_DIR="$RDS_MODULE_DIR" \
+	RDS_MODULES="$RDS_MODULES" RDS_MODULES_ALL="$RDS_MODULES_ALL" \
+	RDS_MODULE_DIR="$RDS_MODULE_DIR" \
 	RDS_KREL="$(uname -r)" RDS_REPO="$RDS_REPO" RESULTS="$R" \
 	RDS_VM_TOOLS="$RDS_REPO/tools/testing/vm" \
 	timeout -k 5 "$script_timeout" "${RDS_VM_CMD[@]}" \

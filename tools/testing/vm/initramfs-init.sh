@@ -125,6 +125,7 @@ exec switch_root $nr /bin/bash -c '
 	echo "rdsvm-init: node $0: guest-init.sh exited with status $?, powering off"
 	sync
 	echo o > /proc/sysrq-trigger
-	sleep 30
-	exit 1' "$node" < /dev/console > /dev/console 2>&1
+	# PID 1 must not exit while the power-off runs, and the host root may
+	# already be gone (its 9p transport shuts down): wait with a builtin.
+	while :; do read -r -t 30 _; done' "$node" < /dev/console > /dev/console 2>&1
 fatal "switch_root failed"

@@ -10,17 +10,21 @@
 #
 # Options:
 #   --kernel SERIES|RELEASE  kernel to boot: a series (6.1, 6.12: the newest
-#                        /boot/vmlinuz-SERIES.* with a /lib/modules tree) or
-#                        an exact release found in /boot.  Default 6.1.
+#                        /boot/vmlinuz-SERIES.* with a /lib/modules tree,
+#                        never the *-rdszc-debug sanitizer kernel) or an
+#                        exact release found in /boot.  Default 6.1.
 #   --guests N           number of guests, N >= 1 (default 2).  Guest K gets
 #                        10.0.0.K/24 on eth0.  N = 2: one point-to-point link.
 #                        N > 2: all guests on one Ethernet segment through
 #                        udp-hub.py (unicast UDP on the host's loopback).
-#   --modules ours|distro|none
+#   --modules ours|distro|none[,...]
 #                        RDS modules to load in each guest (default ours):
 #                        ours = modprobe ib_core rdma_cm, then insmod
 #                        MODULES_DIR/rds_zc.ko and MODULES_DIR/rds_zc_ib.ko;
-#                        distro = modprobe rds_rdma; none = nothing.
+#                        distro = modprobe rds_rdma; none = nothing.  A
+#                        comma-separated list gives one choice per guest
+#                        (ours,distro: guest 1 ours, guest 2 the
+#                        distribution's), for interoperability runs.
 #   --modules-dir DIR    where our modules are (default
 #                        REPO/build/KERNEL_RELEASE/net/rds).
 #   --results DIR        results folder (default
@@ -42,7 +46,7 @@
 # rxe0 and modules, from the repository root, as root, with:
 #   RDS_NODE=K  RDS_NODES=N  RDS_ADDR=10.0.0.K  RDS_PEER_ADDR (the other
 #   guest's address when N = 2, else empty)  RDS_ADDRS (all addresses)
-#   RDS_MODULES  RDS_MODULE_DIR  RDS_KREL  RDS_REPO  RDS_VM_TOOLS (this folder)
+#   RDS_MODULES (this guest's choice)  RDS_MODULES_ALL (the list)  RDS_MODULE_DIR  RDS_KREL  RDS_REPO  RDS_VM_TOOLS (this folder)
 #   RESULTS=/results/guestK (its own writable results folder)
 # It should print TAP.  tools/testing/vm/guest-barrier.sh NAME synchronises
 # the guests.
@@ -240,10 +244,15 @@ need_uint --guests "$guests" 1
 need_uint --timeout "$timeout_s" 30
 need_uint --mem "$mem" 256
 need_uint --smp "$smp" 1
-case $modules in
-ours|distro|none) ;;
-*) die "--modules must be ours, distro or none" ;;
-esac
+IFS=, read -ra module_choices <<< "$modules"
+for m in "${module_choices[@]}"; do
+	case $m in
+	ours|distro|none) ;;
+	*) die "--modules takes ours, distro or none, or one of them per guest" ;;
+	esac
+done
+[ ${#module_choices[@]} -eq 1 ] || [ ${#module_choices[@]} -eq "$guests" ] ||
+	die "--modules $modules: give one choice, or one per guest ($guests)"
 
 # The guest script: make a path that exists on the host absolute (the guest
 # sees the host's tree at the same paths and starts in the repository root).
@@ -260,6 +269,9 @@ done
 # --- Kernel ----------------------------------------------------------------
 # A series (6.1) picks the newest installed release of that series; the
 # character after the series must be "." so that 6.1 does not match 6.12.
+# The sanitizer kernel of "make check-debug" (release *-rdszc-debug, see
+# tools/testing/debug-kernel.sh) is only booted when named exactly: it
+# would otherwise sort after Debian's 6.12 of the same version.
 find_kernel() {
 	local want=$1 img rel
 	if [ -f "/boot/vmlinuz-$want" ]; then
@@ -269,6 +281,7 @@ find_kernel() {
 	for img in /boot/vmlinuz-"$want".*; do
 		[ -f "$img" ] || continue
 		rel=${img#/boot/vmlinuz-}
+		case $rel in *-rdszc-debug*) continue ;; esac
 		[ -f "/lib/modules/$rel/modules.dep" ] && echo "$rel"
 	done | sort -V | tail -n 1
 }
@@ -280,7 +293,7 @@ kimage=/boot/vmlinuz-$krel
 # --- Our modules -----------------------------------------------------------
 [ -n "$modules_dir" ] || modules_dir=$repo/build/$krel/net/rds
 modules_dir=$(realpath -m "$modules_dir")
-if [ "$modules" = ours ]; then
+if [[ ,$modules, == *,ours,* ]]; then
 	for m in rds_zc.ko rds_zc_ib.ko; do
 		[ -f "$modules_dir/$m" ] ||
 			die "--modules ours: $modules_dir/$m not found; build the module for $krel first (or use --modules distro|none)"
