@@ -52,15 +52,18 @@ static bool rds_recv_queue(struct rds_sock *rs, struct rds_incoming *inc)
 	inc->rx_lat[RDS_RX_LAT_QUEUED] = local_clock();
 	spin_lock_bh(&rs->recv_lock);
 	if (!rs->dead) {
+		/* Once unlocked, a reader may take @inc and free it. */
+		trace_rds_recv_queue(inc->saddr, inc->sport, inc->daddr,
+				     inc->dport, inc->msg->len, 0);
 		list_add_tail(&inc->item, &rs->recv_queue);
 		rds_recv_account(rs, inc->msg->len);
 		queued = true;
 	}
 	spin_unlock_bh(&rs->recv_lock);
 
-	trace_rds_recv_queue(inc->saddr, inc->sport, inc->daddr, inc->dport,
-			     inc->msg->len, queued ? 0 : -ESHUTDOWN);
 	if (!queued) {
+		trace_rds_recv_queue(inc->saddr, inc->sport, inc->daddr,
+				     inc->dport, inc->msg->len, -ESHUTDOWN);
 		rds_stat_inc(RDS_STAT_RECV_DROP_CLOSED);
 		rds_inc_free(inc);
 		return false;

@@ -111,8 +111,7 @@ static int rds_release(struct socket *sock)
 	lock_sock(sk);
 	rds_cong_map_put(rs->cong_map);
 	rs->cong_map = NULL;
-	if (rs->trans != &rds_loop_transport)
-		rds_transport_put(rs->trans);
+	rds_transport_put(rs->trans);
 	rs->trans = NULL;
 	release_sock(sk);
 
@@ -224,8 +223,7 @@ out_map:
 	rds_cong_map_put(map);
 out_trans:
 	if (!preset) {
-		if (rs->trans != &rds_loop_transport)
-			rds_transport_put(rs->trans);
+		rds_transport_put(rs->trans);
 		rs->trans = NULL;
 	}
 out:

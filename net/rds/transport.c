@@ -107,7 +107,8 @@ const struct rds_transport *rds_transport_for_addr(struct net *net,
 
 /**
  * rds_transport_put() - release a transport from rds_transport_get()
- * @t: the transport, may be NULL
+ * @t: the transport, may be NULL or the core's own loopback transport
+ *     (which has no module to release)
  */
 void rds_transport_put(const struct rds_transport *t)
 {
