@@ -9,6 +9,10 @@
 #   make demo         two guests exchanging RDS datagrams, explained
 #   make check        static checks, then the selftests in guests;
 #                     ends with "N passed, M failed"
+#   make debug-kernel build and install, once, a 6.12 kernel with KASAN,
+#                     lockdep, kmemleak, KFENCE and UBSAN (most of an hour)
+#   make check-debug  the selftests in a guest booting that kernel; fails
+#                     on any sanitizer report (not part of "make check")
 #   make clean
 
 SHELL := /bin/bash
@@ -28,7 +32,8 @@ krelease = $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' $(1)/include/generated
 
 SELFTESTS := tools/testing/selftests/net/rds
 
-.PHONY: all modules modules-all deps demo check selftests clean help
+.PHONY: all modules modules-all deps demo check debug-kernel check-debug \
+	selftests clean help
 
 all: modules
 
@@ -55,9 +60,15 @@ demo:
 check:
 	@$(TOP)/tools/testing/check.sh
 
+debug-kernel:
+	@$(TOP)/tools/testing/debug-kernel.sh
+
+check-debug:
+	@$(TOP)/tools/testing/check-debug.sh
+
 clean:
 	rm -rf $(TOP)/build
 	@$(MAKE) -s -C $(SELFTESTS) clean 2>/dev/null || true
 
 help:
-	@echo "targets: all modules modules-all deps demo check selftests clean"
+	@echo "targets: all modules modules-all deps demo check debug-kernel check-debug selftests clean"

@@ -25,7 +25,7 @@
 # with the same configuration (a hash kept in the cache folder), it does
 # nothing.  A changed configuration rebuilds incrementally.  Expect 40 to
 # 60 minutes on two cores the first time.  Needs root (it writes /boot and
-# /lib/modules), flex, bison and libelf-dev.
+# /lib/modules); installs flex, bison and libelf-dev if they are missing.
 #
 # Environment: RDS_DEBUG_KERNEL_CACHE (cache folder), RDS_DEBUG_KERNEL_JOBS
 # (make -j, default the number of CPUs), RDS_DEBUG_KERNEL_TARBALL.
@@ -73,6 +73,8 @@ OPTIONS=(
 	KASAN_INLINE=y
 	KASAN_OUTLINE=n
 	PROVE_LOCKING=y
+	LOCKDEP_BITS=16		# room for RDMA's many lock classes
+	LOCKDEP_CHAINS_BITS=17
 	DEBUG_ATOMIC_SLEEP=y
 	DEBUG_KMEMLEAK=y
 	DEBUG_KMEMLEAK_DEFAULT_OFF=n
@@ -94,6 +96,8 @@ OPTIONS=(
 	FAILSLAB=y
 	FAULT_INJECTION_DEBUG_FS=y
 	DETECT_HUNG_TASK=y
+	# TCG with KASAN on shared cores is slow: no stall report for that
+	RCU_CPU_STALL_TIMEOUT=60
 	PANIC_ON_OOPS=n
 	BUG_ON_DATA_CORRUPTION=n
 
@@ -135,7 +139,6 @@ OPTIONS=(
 
 	# tracepoints: the tests enable events under /sys/kernel/tracing
 	FTRACE=y
-	ENABLE_DEFAULT_TRACERS=y
 	TRACING=y
 	EVENT_TRACING=y
 	TRACEPOINTS=y
@@ -180,11 +183,18 @@ if [ "$config_only" -eq 0 ] && rel=$(installed_release); then
 fi
 
 [ "$(id -u)" = 0 ] || die "run as root: it installs into /boot and /lib/modules"
-for tool in make gcc flex bison bc perl xz; do
-	command -v "$tool" > /dev/null ||
-		die "$tool not found (apt-get install flex bison bc libelf-dev libssl-dev)"
+# What a kernel build needs beyond "make deps" (objtool needs libelf).
+missing=()
+for p in make gcc bc perl xz-utils flex bison libelf-dev libssl-dev; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing+=("$p")
 done
-[ -f /usr/include/libelf.h ] || die "libelf.h not found (apt-get install libelf-dev)"
+if [ ${#missing[@]} -gt 0 ]; then
+	log "installing ${missing[*]}"
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends "${missing[@]}" >&2
+fi
 
 mkdir -p "$cache"
 # One build at a time per cache folder.
@@ -228,6 +238,8 @@ if [ ! -f "$obj/.config" ] || [ "$(cat "$obj/.rdszc-config-hash" 2>/dev/null)" !
 	kmake -s olddefconfig > /dev/null
 	"$src/scripts/config" --file "$obj/.config" "${args[@]}"
 	kmake -s olddefconfig > /dev/null
+	# include/config/auto.conf, which "make kernelrelease" reads.
+	kmake -s syncconfig > /dev/null
 	echo "$hash" > "$obj/.rdszc-config-hash"
 fi
 

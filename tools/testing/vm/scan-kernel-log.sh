@@ -3,7 +3,8 @@
 #
 # scan-kernel-log.sh - look for signs of kernel trouble in kernel logs.
 #
-# Usage: tools/testing/vm/scan-kernel-log.sh [--timestamped] [--ignore ERE]... FILE...
+# Usage: tools/testing/vm/scan-kernel-log.sh [--timestamped] [--ignore ERE]...
+#                                            [--max N] FILE...
 #
 #   --timestamped  only count a match that follows a printk timestamp
 #                  ("[   12.345678] ") on its line.  Use it for serial console
@@ -11,6 +12,7 @@
 #                  "WARNING:") is mixed with the kernel's messages.
 #   --ignore ERE   do not count lines that match this extended regular
 #                  expression (may be given more than once).
+#   --max N        print at most N offending lines (default 40; 0: all).
 #
 # Exit status: 0 if no file shows trouble, 1 if one does (the offending lines,
 # the first 40 at most, are printed as "FILE:LINE: text"), 2 on a usage error
@@ -71,6 +73,14 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--timestamped) timestamped=1; shift ;;
 	--ignore) [ $# -ge 2 ] || usage; ignores+=("$2"); shift 2 ;;
+	--max)
+		if [ $# -lt 2 ] || [[ ! $2 =~ ^[0-9]+$ ]]; then
+			usage
+		fi
+		MAX_LINES=$2
+		[ "$MAX_LINES" -gt 0 ] || MAX_LINES=999999999
+		shift 2
+		;;
 	--help|-h) usage ;;
 	--) shift; break ;;
 	-*) echo "scan-kernel-log: unknown option $1" >&2; usage ;;

@@ -6,8 +6,9 @@
 # Usage: tools/testing/vm/selftest.sh [--vm] [--kernel SERIES]
 #
 # Without --vm (a few seconds, no guest booted): scan-kernel-log.sh on made-up
-# logs, and vm-run.sh --judge on made-up results folders (failing script,
-# plan mismatch, missing files, timeouts, kernel warnings, SKIP and TODO).
+# logs, kmemleak_check.sh on made-up kmemleak reports, and vm-run.sh --judge
+# on made-up results folders (failing script, plan mismatch, missing files,
+# timeouts, kernel warnings, SKIP and TODO).
 # With --vm, also boots guests (about a minute on 6.1): a passing smoke run,
 # a guest script that exits 3, a kernel stack dump (sysrq t) and a kernel
 # panic (sysrq c) must be reported as failures.
@@ -87,6 +88,43 @@ printf '[    1.5] WARNING: CPU: 0 PID: 1 at x\n' > "$tmp/w.log"
 scan "$tmp/w.log" || true
 grep -q "w.log:1:\[    1.5\] WARNING: CPU: 0" "$tmp/scan.out"
 result $? "scan: prints FILE:LINE: text"
+
+printf '[    1.5] WARNING: a\n[    1.6] WARNING: b\n' > "$tmp/w2.log"
+scan --max 1 "$tmp/w2.log" || true
+one=$(grep -c WARNING "$tmp/scan.out" || true)
+scan --max 0 "$tmp/w2.log" || true
+all=$(grep -c WARNING "$tmp/scan.out" || true)
+[ "$one" = 1 ] && [ "$all" = 2 ]
+result $? "scan: --max N limits the lines printed, --max 0 prints all"
+
+# --- kmemleak_check.sh on made-up reports ----------------------------------
+kmemleak_check=$here/../selftests/net/rds/kmemleak_check.sh
+# leak_record BACKTRACE_LINE: one kmemleak record allocated from there.
+leak_record() {
+	printf 'unreferenced object 0xffff888005b4c000 (size 64):\n'
+	printf '  comm "python3", pid 123, jiffies 4294893123\n'
+	printf '  backtrace (crc 1234abcd):\n'
+	printf '    __kmalloc_cache_noprof+0x2f3/0x3a0\n    %s\n' "$1"
+	printf '    do_syscall_64+0x90/0x300\n'
+}
+# expect_leaks DESCRIPTION WANT_STATUS REGEX: judge $tmp/km.txt.
+expect_leaks() {
+	local rc=0 good=0
+	KMEMLEAK_REPORT=$tmp/km.txt "$kmemleak_check" > "$tmp/km.out" 2>&1 || rc=$?
+	[ "$rc" -eq "$2" ] || good=1
+	grep -qE -- "$3" "$tmp/km.out" || good=1
+	result "$good" "kmemleak_check: $1"
+}
+: > "$tmp/km.txt"
+expect_leaks "no leak passes" 0 '^ok 2 - no_unloaded_module_leaks$'
+leak_record 'acpi_ns_foo+0x12/0x40' > "$tmp/km.txt"
+expect_leaks "a leak of other kernel code is only listed" 0 '^#   unreferenced object'
+leak_record 'rds_conn_create+0x12/0x40 [rds_zc]' > "$tmp/km.txt"
+expect_leaks "a leak of rds_zc fails" 1 '^not ok 1 - no_rds_zc_leaks # 1 leak'
+leak_record 'rds_ib_add_one+0x12/0x40 [rds_zc_ib]' > "$tmp/km.txt"
+expect_leaks "a leak of rds_zc_ib fails" 1 '^not ok 1 - no_rds_zc_leaks # 1 leak'
+leak_record '0xffffffffc0123456' > "$tmp/km.txt"
+expect_leaks "a leak of an unloaded module fails" 1 '^not ok 2 - no_unloaded_module_leaks # 1 leak'
 
 # --- vm-run.sh --judge -----------------------------------------------------
 # make_guest DIR OUTPUT EXIT_CODE QEMU_STATUS [DMESG_LINE]: a made-up guest

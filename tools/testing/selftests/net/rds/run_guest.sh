@@ -8,7 +8,8 @@
 #	tools/testing/selftests/net/rds/run_guest.sh
 #
 # On node 1 it builds the test programs if needed and runs abi_check,
-# rds_local, module_lifecycle.sh and ib_device.sh, in that order, merging
+# rds_local, module_lifecycle.sh, ib_device.sh and, last, kmemleak_check.sh
+# (skipped unless the kernel has kmemleak), in that order, merging
 # their TAP into one stream: every result is renumbered and named after its program, and
 # the plan comes last.  Other nodes have nothing to do.  Exit status 0 iff
 # nothing failed.  Each program's own output is also kept in
@@ -104,6 +105,7 @@ else
 	run_prog rds_local 480 "$here/rds_local"
 	run_prog module_lifecycle 300 "$here/module_lifecycle.sh"
 	run_prog ib_device 180 "$here/ib_device.sh"
+	run_prog kmemleak 300 "$here/kmemleak_check.sh"
 fi
 
 echo "1..$total"
