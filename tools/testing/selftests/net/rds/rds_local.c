@@ -44,7 +44,6 @@
 
 #define RCV_TIMEOUT_MS	10000	/* how long a case waits for a message */
 #define BIG_MSG		(1 << 20)	/* the largest message RDS takes */
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* Addresses no caller can have a user pointer to. */
 #define KERNEL_PTR	((void *)0xffffffff81000000UL)

@@ -31,6 +31,8 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+
 #define RT_DEFAULT_TIMEOUT	30	/* seconds per case */
 #define RT_EXIT_PASS		0
 #define RT_EXIT_FAIL		1

@@ -103,6 +103,7 @@ else
 	export RDS_ADDR RDS_MODULES RDS_MODULE_DIR
 	run_prog abi_check 120 "$here/abi_check"
 	run_prog rds_local 480 "$here/rds_local"
+	run_prog rds_fuzz 540 "$here/rds_fuzz"
 	run_prog module_lifecycle 300 "$here/module_lifecycle.sh"
 	run_prog ib_device 180 "$here/ib_device.sh"
 	run_prog kmemleak 300 "$here/kmemleak_check.sh"
