@@ -8,8 +8,8 @@
 #   3. checkpatch.pl --strict on every C file and header: clean
 #   4. the selftests build with -Werror; the ABI check and the bench's own
 #      tests (its kernel-log scanner and judge) run on the host
-#   5. the selftests in qemu guests: our modules on 6.1 and 6.12, and the
-#      distribution's rds on 6.1 (the same tests must pass on both)
+#   5. the selftests in qemu guests: our modules and the distribution's rds,
+#      each on 6.1 and 6.12 (the same tests must pass on both)
 #
 # Prints one TAP-style line per test and ends with "N passed, M failed";
 # exits non-zero if anything failed.  Logs are kept in build/check/.
@@ -141,6 +141,7 @@ if [ "${CHECK_GUESTS:-1}" != 0 ]; then
 	run_vm ours-6.1 --kernel 6.1 --guests 1 --modules ours
 	run_vm distro-6.1 --kernel 6.1 --guests 1 --modules distro
 	run_vm ours-6.12 --kernel 6.12 --guests 1 --modules ours
+	run_vm distro-6.12 --kernel 6.12 --guests 1 --modules distro
 fi
 
 echo "$pass passed, $fail failed"
