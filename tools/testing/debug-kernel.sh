@@ -280,6 +280,8 @@ log "built in $(($(date +%s) - start)) s"
 # --- Install ---------------------------------------------------------------
 [ "$(cat "$obj/include/config/kernel.release")" = "$rel" ] ||
 	die "built release $(cat "$obj/include/config/kernel.release") is not $rel"
+# A module that an earlier configuration built must not linger.
+rm -rf "/lib/modules/$rel/kernel"
 kmake -s INSTALL_MOD_PATH=/ modules_install > "$obj/modules_install.log" 2>&1 ||
 	die "modules_install failed; see $obj/modules_install.log"
 ln -sfn "$obj" "/lib/modules/$rel/build"

@@ -23,7 +23,8 @@
 # RCU stalls, soft and hard lockups, hung tasks, panics, kmemleak leak
 # reports ("unreferenced object", "suspected memory leak"; the bare word
 # kmemleak is not used because a kmemleak kernel names itself at boot),
-# list corruption, SLUB debug reports and any "Call Trace:".
+# list corruption, SLUB debug reports and any "Call Trace:".  Start-up lines
+# of a debug kernel that merely name a checker (BENIGN below) never count.
 
 set -euo pipefail
 
@@ -61,6 +62,12 @@ PATTERNS=(
 )
 MAX_LINES=40
 
+# Lines that match a pattern above but report nothing: a lockdep kernel
+# announces "rcu: RCU lockdep checking is enabled." at boot.
+BENIGN=(
+	'rcu:[[:space:]]+RCU lockdep checking is enabled\.'
+)
+
 usage() {
 	# Print the comment block at the top of this file.
 	awk 'NR > 2 && /^#/ { sub(/^# ?/, ""); print; next } NR > 2 { exit }' "$0" >&2
@@ -68,7 +75,7 @@ usage() {
 }
 
 timestamped=0
-ignores=()
+ignores=("${BENIGN[@]}")
 while [ $# -gt 0 ]; do
 	case $1 in
 	--timestamped) timestamped=1; shift ;;

@@ -73,6 +73,8 @@ expect_scan 1 "panic found" '[    1.5] Kernel panic - not syncing: Fatal excepti
 expect_scan 1 "kmemleak report found" '[    1.5] kmemleak: 2 new suspected memory leaks (see /sys/kernel/debug/kmemleak)'
 expect_scan 0 "kmemleak start-up line ignored" '[    0.5] kmemleak: Kernel memory leak detector initialized (mem pool available: 15000)'
 expect_scan 1 "Call Trace found" '[    1.5] Call Trace:'
+expect_scan 0 "lockdep kernel's start-up line ignored" "[    0.000000] rcu: $(printf '\t')RCU lockdep checking is enabled."
+expect_scan 1 "lockdep turned off found" '[    1.5] INFO: lockdep is turned off.'
 expect_scan 1 "user-space WARNING: counts without --timestamped" 'test: WARNING: just text'
 expect_scan 0 "user-space WARNING: ignored with --timestamped" 'test: WARNING: just text' --timestamped
 expect_scan 1 "kernel WARNING: counts with --timestamped" '[    1.5] WARNING: CPU: 0 PID: 1 at x' --timestamped
