@@ -16,6 +16,7 @@
 #include <linux/atomic.h>
 #include <linux/bitops.h>
 #include <linux/hash.h>
+#include <linux/mm.h>
 #include <linux/jhash.h>
 #include <net/netns/hash.h>
 #include <linux/rculist.h>
@@ -189,6 +190,74 @@ void rds_cong_clear_port(struct rds_cong_map *map, __be16 port)
 	rds_cong_notify_monitors(read_pnet(&map->net),
 				 RDS_CONG_MONITOR_MASK(be16_to_cpu(port)));
 	rds_cong_changed();
+}
+
+/*
+ * On the wire a map is 8 KiB in which port p is bit p % 8 of byte p / 8
+ * (little-endian bit order, wire section 7.1), split over pages.
+ */
+#define RDS_CONG_PORTS_PER_PAGE	(PAGE_SIZE * 8)
+
+/**
+ * rds_cong_map_copy_le() - write a map in wire order
+ * @map: the map of a local address
+ * @pages: zeroed pages holding RDS_CONG_PORTS bits
+ * @nr_pages: their number
+ */
+void rds_cong_map_copy_le(struct rds_cong_map *map, struct page **pages,
+			  unsigned int nr_pages)
+{
+	unsigned int port;
+
+	if (WARN_ON_ONCE(nr_pages * RDS_CONG_PORTS_PER_PAGE < RDS_CONG_PORTS))
+		return;
+	for_each_set_bit(port, map->bits, RDS_CONG_PORTS)
+		__set_bit_le(port % RDS_CONG_PORTS_PER_PAGE,
+			     page_address(pages[port / RDS_CONG_PORTS_PER_PAGE]));
+}
+
+/**
+ * rds_cong_map_update_le() - replace a remote address's map by its update
+ * @map: the map of the peer's address
+ * @pages: the peer's map in wire order, RDS_CONG_PORTS bits
+ * @nr_pages: their number
+ *
+ * Ports that became free wake the senders waiting for them, poll() and
+ * the congestion monitors that were refused on them.
+ *
+ * Context: any; updates of one map are serialised by the caller.
+ */
+void rds_cong_map_update_le(struct rds_cong_map *map, struct page **pages,
+			    unsigned int nr_pages)
+{
+	bool changed = false, freed = false;
+	u64 portmask = 0;
+	unsigned int port;
+
+	if (WARN_ON_ONCE(nr_pages * RDS_CONG_PORTS_PER_PAGE < RDS_CONG_PORTS))
+		return;
+	for (port = 0; port < RDS_CONG_PORTS; port++) {
+		const void *page = page_address(pages[port / RDS_CONG_PORTS_PER_PAGE]);
+		bool now = test_bit_le(port % RDS_CONG_PORTS_PER_PAGE, page);
+
+		if (now == test_bit(port, map->bits))
+			continue;
+		changed = true;
+		if (now) {
+			set_bit(port, map->bits);
+		} else {
+			clear_bit(port, map->bits);
+			freed = true;
+			portmask |= RDS_CONG_MONITOR_MASK(port);
+		}
+		trace_rds_cong_port(map->addr, cpu_to_be16(port), now);
+	}
+	if (freed) {
+		wake_up_interruptible_all(&map->waitq);
+		rds_cong_notify_monitors(read_pnet(&map->net), portmask);
+	}
+	if (changed)
+		rds_cong_changed();
 }
 
 static bool rds_cong_test(struct rds_cong_map *map, __be16 port)

@@ -21,6 +21,7 @@
 #include <linux/types.h>
 
 struct net;
+struct page;
 struct rds_cong_map;
 
 struct rds_cong_monitor {
@@ -37,6 +38,10 @@ struct rds_cong_map *rds_cong_map_get(struct net *net, __be32 addr);
 void rds_cong_map_put(struct rds_cong_map *map);
 void rds_cong_set_port(struct rds_cong_map *map, __be16 port);
 void rds_cong_clear_port(struct rds_cong_map *map, __be16 port);
+void rds_cong_map_copy_le(struct rds_cong_map *map, struct page **pages,
+			  unsigned int nr_pages);
+void rds_cong_map_update_le(struct rds_cong_map *map, struct page **pages,
+			    unsigned int nr_pages);
 int rds_cong_wait(struct net *net, __be32 addr, __be16 port, bool nonblock,
 		  long *timeo, struct rds_cong_monitor *mon);
 

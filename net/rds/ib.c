@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The InfiniBand/RoCE transport: module entry and its registration with
- * the RDS core.
+ * The InfiniBand/RoCE transport: module entry, parameters, and its
+ * registration with the RDS core.
  *
- * Today it claims the local addresses of RDMA devices, so sockets bound
- * there report RDS_TRANS_IB and pin this module.  Connections over RC
- * QPs (Documentation/networking/rds_zc-wire.rst) come next; until then
- * messages to other hosts get ENETUNREACH and messages between sockets
- * of this host go through the core's local delivery.
+ * It claims the local addresses of RDMA devices, so sockets bound there
+ * report RDS_TRANS_IB and pin this module, and carries their messages to
+ * other hosts over one RC QP per connection, speaking RDS 3.1 as the
+ * distribution's rds_rdma does (Documentation/networking/rds_zc-wire.rst).
+ * Messages between sockets of this host go through the core's local
+ * delivery.
  */
 #include <linux/errno.h>
 #include <linux/module.h>
@@ -26,16 +27,32 @@ static int rds_ib_laddr_check(struct net *net, __be32 addr)
 	return 0;
 }
 
-static struct rds_transport rds_ib_transport = {
+unsigned int rds_ib_send_wr = 256;
+module_param_named(send_wr, rds_ib_send_wr, uint, 0644);
+MODULE_PARM_DESC(send_wr, "Send ring entries per connection, at most the device's (default 256)");
+
+unsigned int rds_ib_recv_wr = 1024;
+module_param_named(recv_wr, rds_ib_recv_wr, uint, 0644);
+MODULE_PARM_DESC(recv_wr, "Receive buffers of 4 KiB per connection (default 1024)");
+
+struct rds_transport rds_ib_transport = {
 	.name		= "infiniband",
 	.type		= RDS_TRANS_IB,
 	.owner		= THIS_MODULE,
 	.laddr_check	= rds_ib_laddr_check,
+	.conn_alloc	= rds_ib_conn_alloc,
+	.conn_free	= rds_ib_conn_free,
+	.conn_connect	= rds_ib_conn_connect,
+	.conn_shutdown	= rds_ib_conn_shutdown,
+	.xmit		= rds_ib_xmit,
 };
 
 static int __init rds_ib_init(void)
 {
 	int ret;
+
+	/* A fragment fills one page: receive buffers are handed over whole. */
+	BUILD_BUG_ON(PAGE_SIZE != RDS_IB_FRAG_SIZE);
 
 	ret = rds_ib_device_init();
 	if (ret)
@@ -43,8 +60,13 @@ static int __init rds_ib_init(void)
 	ret = rds_zc_transport_register(&rds_ib_transport);
 	if (ret)
 		goto out_devices;
+	ret = rds_ib_listen_init();
+	if (ret)
+		goto out_transport;
 	return 0;
 
+out_transport:
+	rds_zc_transport_unregister(&rds_ib_transport);
 out_devices:
 	rds_ib_device_exit();
 	return ret;
@@ -52,7 +74,8 @@ out_devices:
 
 static void __exit rds_ib_exit(void)
 {
-	rds_zc_transport_unregister(&rds_ib_transport);
+	rds_ib_listen_exit();
+	rds_zc_transport_unregister(&rds_ib_transport);	/* connections go */
 	rds_ib_device_exit();
 }
 

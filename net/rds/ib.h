@@ -2,21 +2,44 @@
 /*
  * The InfiniBand/RoCE transport's private header.
  *
- * Lifetime: one struct rds_ib_device exists for each RDMA device the
+ * Devices: one struct rds_ib_device exists for each RDMA device the
  * ib_client accepted, from its add() to its remove() callback.  It is
- * reference counted; remove() unlists it, drops the list's reference and
- * waits until every user has dropped theirs before the PD goes.
+ * reference counted; remove() unlists it, drops the connections that use
+ * it, drops the list's reference and waits until every user has dropped
+ * theirs before the PD goes.
+ *
+ * Connections: one struct rds_ib_conn per core connection (conn->tp),
+ * for the connection's whole life; the rdma_cm id, QP, CQs and rings in
+ * it belong to one incarnation, from connect or accept to shutdown.
+ *
+ * Locking:
+ *  - rds_ib_device.conns_lock protects its conns list.
+ *  - rds_ib_conn.cm_mutex protects cm_id, rdev, the QP, CQs and rings
+ *    against the rdma_cm handler, connect and shutdown.  Event handlers
+ *    for an id that is no longer cm_id do nothing.
+ *  - The send ring is filled by xmit (serialised by the core) and
+ *    emptied by send completions: send_free counts free slots, and a slot
+ *    is reused only after its completion ran (RC completes in order).
+ *  - The receive ring and the reassembly state are touched only by
+ *    receive completions, which run one at a time (one CQ, softirq).
  */
 #ifndef _RDS_ZC_IB_H
 #define _RDS_ZC_IB_H
 
 #include <linux/completion.h>
 #include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/refcount.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+
+#include "ib_proto.h"
 
 struct net;
+struct rds_conn;
+struct rds_msg;
 
 struct rds_ib_device {
 	struct list_head item;		/* on rds_ib_devices, under its lock */
@@ -24,11 +47,97 @@ struct rds_ib_device {
 	struct ib_pd	*pd;		/* shared by every connection on it */
 	refcount_t	refs;		/* the list holds one */
 	struct completion unused;	/* completed when refs reaches 0 */
+	spinlock_t	conns_lock;
+	struct list_head conns;		/* rds_ib_conn using it */
+	bool		removing;	/* remove() started: no new users */
 };
 
+struct rds_ib_send_slot {
+	struct ib_cqe	cqe;
+	struct rds_msg	*msg;		/* referenced while posted */
+	u64		dma;		/* payload mapping, 0 if none */
+	u32		dma_len;
+};
+
+struct rds_ib_recv_slot {
+	struct ib_cqe	cqe;
+	struct page	*page;		/* 4 KiB fragment buffer */
+	u64		dma;
+};
+
+/* rds_ib_conn.flags */
+enum {
+	RDS_IB_SEND_FULL,	/* xmit waits for a free slot */
+	RDS_IB_ACK_REQUESTED,	/* an ACK frame is owed to the peer */
+	RDS_IB_ACK_IN_FLIGHT,	/* the ACK frame is posted */
+};
+
+struct rds_ib_conn {
+	struct rds_conn	*conn;
+	struct list_head dev_item;	/* on rdev->conns */
+
+	struct mutex	cm_mutex;	/* see the top of this file */
+	struct rdma_cm_id *cm_id;
+	struct rds_ib_device *rdev;	/* referenced while set */
+	bool		active;		/* we sent the request */
+	u16		version;	/* negotiated */
+	struct ib_cq	*send_cq;
+	struct ib_cq	*recv_cq;
+	struct ib_qp	*qp;
+	unsigned long	flags;		/* RDS_IB_* bits */
+
+	/* Send ring, and one header more for the ACK frame. */
+	unsigned int	send_nr;
+	unsigned int	send_head;	/* next slot to use, xmit only */
+	atomic_t	send_free;
+	struct rds_ib_send_slot *send_slots;
+	struct rds_ib_hdr *send_hdrs;	/* send_nr + 1, DMA mapped */
+	u64		send_hdrs_dma;
+	struct ib_cqe	ack_cqe;
+	atomic64_t	ack_next;	/* last complete message received */
+
+	/* Receive ring and reassembly. */
+	unsigned int	recv_nr;
+	struct rds_ib_recv_slot *recv_slots;
+	struct rds_ib_hdr *recv_hdrs;	/* recv_nr, DMA mapped */
+	u64		recv_hdrs_dma;
+	struct rds_msg	*rx_msg;	/* being reassembled */
+	struct rds_ib_hdr rx_hdr;	/* its first header */
+	u32		rx_left;	/* payload bytes still to come */
+};
+
+extern struct rds_transport rds_ib_transport;
+extern unsigned int rds_ib_send_wr;
+extern unsigned int rds_ib_recv_wr;
+
+/* ib_device.c */
 int rds_ib_device_init(void);
 void rds_ib_device_exit(void);
 struct rds_ib_device *rds_ib_device_for_addr(struct net *net, __be32 addr);
+struct rds_ib_device *rds_ib_device_get(struct ib_device *ibdev);
 void rds_ib_device_put(struct rds_ib_device *rdev);
+int rds_ib_device_add_conn(struct rds_ib_device *rdev,
+			   struct rds_ib_conn *ic);
+void rds_ib_device_del_conn(struct rds_ib_device *rdev,
+			    struct rds_ib_conn *ic);
+
+/* ib_cm.c */
+int rds_ib_listen_init(void);
+void rds_ib_listen_exit(void);
+int rds_ib_conn_alloc(struct rds_conn *conn, gfp_t gfp);
+void rds_ib_conn_free(struct rds_conn *conn);
+int rds_ib_conn_connect(struct rds_conn *conn);
+void rds_ib_conn_shutdown(struct rds_conn *conn);
+
+/* ib_send.c */
+int rds_ib_send_ring_init(struct rds_ib_conn *ic);
+void rds_ib_send_ring_free(struct rds_ib_conn *ic);
+int rds_ib_xmit(struct rds_conn *conn, struct rds_msg *m, unsigned int *frag);
+void rds_ib_send_ack(struct rds_ib_conn *ic);
+
+/* ib_recv.c */
+int rds_ib_recv_ring_init(struct rds_ib_conn *ic);
+int rds_ib_recv_ring_post(struct rds_ib_conn *ic);
+void rds_ib_recv_ring_free(struct rds_ib_conn *ic);
 
 #endif /* _RDS_ZC_IB_H */

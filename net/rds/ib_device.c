@@ -7,11 +7,13 @@
  *
  * Device removal ("rdma link del", hot unplug, module unload of the
  * driver): remove() unlists the device so that no new user finds it,
- * then waits for the users it has to let go.  Users hold a device only
- * for the length of a call today; connections will hold it while they
- * live and drop it from their own teardown, which remove() starts.
+ * drops every connection that uses it, then waits for the users to let
+ * go: a connection holds its device from QP setup to its teardown, which
+ * the drop starts.  Connections with something to send come back on
+ * their own once an address is reachable again.
  *
- * Locking: rds_ib_devices_lock protects the device list.
+ * Locking: rds_ib_devices_lock protects the device list; a device's
+ * conns_lock its connection list and its removing flag.
  */
 #include <linux/errno.h>
 #include <linux/in.h>
@@ -22,6 +24,7 @@
 #include <rdma/rdma_cm.h>
 
 #include "ib.h"
+#include "transport.h"
 
 static LIST_HEAD(rds_ib_devices);
 static DEFINE_MUTEX(rds_ib_devices_lock);	/* rds_ib_devices */
@@ -55,6 +58,8 @@ static int rds_ib_add_one(struct ib_device *ibdev)
 	rdev->ibdev = ibdev;
 	refcount_set(&rdev->refs, 1);
 	init_completion(&rdev->unused);
+	spin_lock_init(&rdev->conns_lock);
+	INIT_LIST_HEAD(&rdev->conns);
 
 	rdev->pd = ib_alloc_pd(ibdev, 0);
 	if (IS_ERR(rdev->pd)) {
@@ -78,9 +83,17 @@ static void rds_ib_remove_one(struct ib_device *ibdev, void *client_data)
 {
 	struct rds_ib_device *rdev = client_data;
 
+	struct rds_ib_conn *ic;
+
 	mutex_lock(&rds_ib_devices_lock);
 	list_del_init(&rdev->item);
 	mutex_unlock(&rds_ib_devices_lock);
+
+	spin_lock_bh(&rdev->conns_lock);
+	rdev->removing = true;
+	list_for_each_entry(ic, &rdev->conns, dev_item)
+		rds_zc_conn_drop(ic->conn, "device removed");
+	spin_unlock_bh(&rdev->conns_lock);
 
 	rds_ib_device_put(rdev);
 	wait_for_completion(&rdev->unused);
@@ -103,6 +116,38 @@ static int rds_ib_probe_handler(struct rdma_cm_id *id,
 	return 0;
 }
 
+/**
+ * rds_ib_device_add_conn() - a connection starts using a device
+ * @rdev: the device, referenced by the caller for the connection
+ * @ic: the connection
+ *
+ * Return: 0, or -ENODEV if the device is going away.
+ */
+int rds_ib_device_add_conn(struct rds_ib_device *rdev, struct rds_ib_conn *ic)
+{
+	int ret = 0;
+
+	spin_lock_bh(&rdev->conns_lock);
+	if (rdev->removing)
+		ret = -ENODEV;
+	else
+		list_add_tail(&ic->dev_item, &rdev->conns);
+	spin_unlock_bh(&rdev->conns_lock);
+	return ret;
+}
+
+/**
+ * rds_ib_device_del_conn() - a connection stopped using a device
+ * @rdev: the device
+ * @ic: a connection rds_ib_device_add_conn() accepted
+ */
+void rds_ib_device_del_conn(struct rds_ib_device *rdev, struct rds_ib_conn *ic)
+{
+	spin_lock_bh(&rdev->conns_lock);
+	list_del_init(&ic->dev_item);
+	spin_unlock_bh(&rdev->conns_lock);
+}
+
 /* Caller holds rds_ib_devices_lock. */
 static struct rds_ib_device *rds_ib_device_find(struct ib_device *ibdev)
 {
@@ -112,6 +157,23 @@ static struct rds_ib_device *rds_ib_device_find(struct ib_device *ibdev)
 		if (rdev->ibdev == ibdev && refcount_inc_not_zero(&rdev->refs))
 			return rdev;
 	return NULL;
+}
+
+/**
+ * rds_ib_device_get() - the state of an RDMA device this client accepted
+ * @ibdev: the device
+ *
+ * Return: the device with a reference (rds_ib_device_put() it), or NULL
+ * if it is unknown or going away.
+ */
+struct rds_ib_device *rds_ib_device_get(struct ib_device *ibdev)
+{
+	struct rds_ib_device *rdev;
+
+	mutex_lock(&rds_ib_devices_lock);
+	rdev = rds_ib_device_find(ibdev);
+	mutex_unlock(&rds_ib_devices_lock);
+	return rdev;
 }
 
 /**

@@ -8,6 +8,7 @@
  */
 #include <linux/gfp.h>
 #include <linux/mm.h>
+#include <linux/module.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
@@ -27,14 +28,9 @@ struct rds_msg *rds_msg_alloc(size_t len, gfp_t gfp)
 	struct rds_msg *m;
 	unsigned int i;
 
-	if (WARN_ON_ONCE(len > RDS_MAX_MSG_SIZE))
-		return NULL;
-
-	m = kvzalloc(struct_size(m, pages, nr), gfp);
+	m = rds_msg_alloc_empty(len, gfp);
 	if (!m)
 		return NULL;
-	refcount_set(&m->refs, 1);
-	m->len = len;
 	for (i = 0; i < nr; i++) {
 		m->pages[i] = alloc_page(gfp | __GFP_ACCOUNT | __GFP_NOWARN);
 		if (!m->pages[i])
@@ -47,6 +43,35 @@ out_free:
 	rds_msg_put(m);
 	return NULL;
 }
+
+/**
+ * rds_msg_alloc_empty() - allocate a message without its pages
+ * @len: payload length, at most RDS_MAX_MSG_SIZE
+ * @gfp: allocation flags
+ *
+ * For a receiver that hands its own pages over: it stores them in
+ * @pages[@nr_pages++], at most DIV_ROUND_UP(@len, PAGE_SIZE) of them, and
+ * rds_msg_put() frees as many as were stored.
+ *
+ * Return: a message with one reference, or NULL.
+ */
+struct rds_msg *rds_msg_alloc_empty(size_t len, gfp_t gfp)
+{
+	unsigned int nr = DIV_ROUND_UP(len, PAGE_SIZE);
+	struct rds_msg *m;
+
+	if (WARN_ON_ONCE(len > RDS_MAX_MSG_SIZE))
+		return NULL;
+	/* At most 256 page pointers: a small allocation, atomic-safe. */
+	m = kzalloc(struct_size(m, pages, nr), gfp | __GFP_NOWARN);
+	if (!m)
+		return NULL;
+	refcount_set(&m->refs, 1);
+	INIT_LIST_HEAD(&m->conn_item);
+	m->len = len;
+	return m;
+}
+EXPORT_SYMBOL_GPL(rds_msg_alloc_empty);
 
 /**
  * rds_msg_copy_from_iter() - fill a new message from user memory
@@ -105,10 +130,12 @@ void rds_msg_put(struct rds_msg *m)
 
 	if (!m || !refcount_dec_and_test(&m->refs))
 		return;
+	WARN_ON_ONCE(m->rs);	/* still charged to a socket */
 	for (i = 0; i < m->nr_pages; i++)
 		__free_page(m->pages[i]);
-	kvfree(m);
+	kfree(m);
 }
+EXPORT_SYMBOL_GPL(rds_msg_put);
 
 /**
  * rds_inc_alloc() - wrap a message for queueing on one receiver

@@ -21,10 +21,28 @@
 /* The largest datagram RDS carries, by protocol (RDS 3.1). */
 #define RDS_MAX_MSG_SIZE	(1024 * 1024)
 
+/* Bytes of extension header every message carries (wire section 4.5). */
+#define RDS_HDR_EXT_SPACE	16
+
+struct rds_sock;
+
+/*
+ * The header fields below are set by the sender before the message is
+ * queued on a connection (seq by the connection), or by a transport from
+ * a received header; while the message sits on a connection's queues
+ * only the connection's send path changes @flags.
+ */
 struct rds_msg {
 	refcount_t	refs;
 	size_t		len;		/* payload bytes */
-	unsigned int	nr_pages;
+	struct list_head conn_item;	/* on a connection's queues, its lock */
+	struct rds_sock	*rs;		/* sender while queued, referenced */
+	u64		seq;
+	__be16		sport;
+	__be16		dport;
+	u8		flags;		/* RDS_FLAG_* */
+	u8		exthdr[RDS_HDR_EXT_SPACE];
+	unsigned int	nr_pages;	/* pages filled in */
 	struct page	*pages[];	/* DIV_ROUND_UP(len, PAGE_SIZE) */
 };
 
@@ -52,6 +70,7 @@ struct rds_incoming {
 };
 
 struct rds_msg *rds_msg_alloc(size_t len, gfp_t gfp);
+struct rds_msg *rds_msg_alloc_empty(size_t len, gfp_t gfp);
 int rds_msg_copy_from_iter(struct rds_msg *m, struct iov_iter *from);
 int rds_msg_copy_to_iter(const struct rds_msg *m, size_t len,
 			 struct iov_iter *to);

@@ -1,21 +1,42 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The RDS core module: the PF_RDS socket family, local delivery, and the
- * registry transports plug into.
+ * The RDS core module: the PF_RDS socket family, local delivery,
+ * connections, and the registry transports plug into.
  */
 #include <linux/module.h>
 
 #include "cong.h"
+#include "connection.h"
 #include "socket.h"
+#include "sysctl.h"
 
 static int __init rds_zc_init(void)
 {
-	return rds_socket_init();
+	int ret;
+
+	ret = rds_conn_init();
+	if (ret)
+		return ret;
+	ret = rds_sysctl_init();
+	if (ret)
+		goto out_conn;
+	ret = rds_socket_init();
+	if (ret)
+		goto out_sysctl;
+	return 0;
+
+out_sysctl:
+	rds_sysctl_exit();
+out_conn:
+	rds_conn_exit();
+	return ret;
 }
 
 static void __exit rds_zc_exit(void)
 {
 	rds_socket_exit();
+	rds_sysctl_exit();
+	rds_conn_exit();
 	rds_cong_exit();
 }
 

@@ -19,6 +19,7 @@
 #include <uapi/linux/rds.h>
 
 #include "bind.h"
+#include "connection.h"
 #include "message.h"
 #include "recv.h"
 #include "sock.h"
@@ -38,7 +39,11 @@ static void rds_recv_account(struct rds_sock *rs, long delta)
 	} else if (rs->congested && rs->rcv_bytes < rds_sk_rcvbuf(rs) / 2) {
 		rs->congested = false;
 		rds_cong_clear_port(rs->cong_map, rs->bound_port);
+	} else {
+		return;
 	}
+	/* Peers learn it from our next map update (wire 7.2). */
+	rds_conn_cong_changed(sock_net(&rs->sk), rs->bound_addr);
 }
 
 /*

@@ -13,12 +13,14 @@
 #include <net/sock.h>
 #include <uapi/linux/rds.h>
 
+#include "connection.h"
 #include "loop.h"
 #include "message.h"
 #include "send.h"
 #include "sock.h"
 #include "stats.h"
 #include "trace.h"
+#include "transport.h"
 
 /*
  * The flags RDS has always accepted; programs rely on others failing.
@@ -86,6 +88,76 @@ static int rds_send_check_cmsgs(struct msghdr *msg)
 	return 0;
 }
 
+/*
+ * Charge the message to the sender's buffer, waiting for room unless
+ * non-blocking.  Return: 0, -EAGAIN, -ETIMEDOUT, -EINTR/-ERESTARTSYS.
+ */
+static int rds_send_charge(struct rds_sock *rs, struct rds_msg *m,
+			   bool nonblock, long *timeo)
+{
+	bool half = false;
+	long left;
+
+	if (rds_sock_snd_charge(rs, m->len, &half))
+		goto charged;
+	rds_stat_inc(RDS_STAT_SEND_SNDBUF_FULL);
+	if (nonblock)
+		return -EAGAIN;
+	left = wait_event_interruptible_timeout(*sk_sleep(&rs->sk),
+						rds_sock_snd_charge(rs, m->len,
+								    &half),
+						*timeo);
+	if (left < 0)
+		return sock_intr_errno(*timeo);
+	if (!left)
+		return -ETIMEDOUT;
+	*timeo = left;
+charged:
+	/* Half the buffer in flight: ask the peer to acknowledge (wire 5.3). */
+	if (half)
+		m->flags |= RDS_FLAG_ACK_REQUIRED;
+	return 0;
+}
+
+/* Queue a message for another host on the connection to it. */
+static int rds_send_remote(struct rds_sock *rs, const struct rds_transport *trans,
+			   struct rds_msg **mp, __be32 saddr, __be16 sport,
+			   __be32 daddr, __be16 dport, u8 tos, bool nonblock,
+			   long *timeo)
+{
+	struct net *net = sock_net(&rs->sk);
+	struct rds_msg *m = *mp;
+	struct rds_conn *conn;
+	unsigned int gen;
+	int ret;
+
+	if (!trans || !trans->xmit)
+		return -ENETUNREACH;
+	conn = rds_zc_conn_get(net, saddr, daddr, tos, trans);
+	if (IS_ERR(conn))
+		return PTR_ERR(conn);
+
+	gen = rds_cong_generation();
+	ret = rds_cong_wait(net, daddr, dport, nonblock, timeo, &rs->cong_mon);
+	if (ret) {
+		if (ret == -ENOBUFS) {
+			WRITE_ONCE(rs->cong_seen_gen, gen);
+			WRITE_ONCE(rs->cong_seen, true);
+		}
+		return ret;
+	}
+	ret = rds_send_charge(rs, m, nonblock, timeo);
+	if (ret)
+		return ret;
+
+	m->sport = sport;
+	m->dport = dport;
+	sock_hold(&rs->sk);
+	m->rs = rs;
+	*mp = NULL;	/* the connection owns it now */
+	return rds_conn_queue(conn, m);
+}
+
 /**
  * rds_sendmsg() - send one datagram
  * @sock: the socket, bound
@@ -97,19 +169,22 @@ static int rds_send_check_cmsgs(struct msghdr *msg)
  * or without destination, -EMSGSIZE, -EFAULT, -ENOBUFS when the
  * destination port is congested and MSG_DONTWAIT is set, -ETIMEDOUT when
  * SO_SNDTIMEO ran out, -EINTR/-ERESTARTSYS on a signal, -ENETUNREACH for
- * a destination no transport reaches.
+ * a destination no transport reaches, -EAGAIN when the send buffer is
+ * full and MSG_DONTWAIT is set.
  */
 int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 {
 	struct sock *sk = sock->sk;
 	struct rds_sock *rs = rds_sk(sk);
 	struct net *net = sock_net(sk);
+	const struct rds_transport *trans;
 	bool nonblock = msg->msg_flags & MSG_DONTWAIT;
 	long timeo = sock_sndtimeo(sk, nonblock);
 	__be32 saddr, daddr;
 	__be16 sport, dport;
 	struct rds_msg *m;
 	unsigned int gen;
+	u8 tos;
 	int ret;
 
 	if (msg->msg_flags & ~RDS_SEND_FLAGS)
@@ -124,6 +199,8 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	lock_sock(sk);
 	saddr = rs->bound_addr;
 	sport = rs->bound_port;
+	trans = rs->trans;	/* pinned while bound */
+	tos = rs->tos;
 	release_sock(sk);
 	if (!sport || !daddr)
 		return -ENOTCONN;
@@ -142,8 +219,11 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 		goto out;
 
 	if (!rds_loop_addr_is_local(net, daddr)) {
-		ret = -ENETUNREACH;
-		goto out;
+		ret = rds_send_remote(rs, trans, &m, saddr, sport, daddr, dport,
+				      tos, nonblock, &timeo);
+		if (ret)
+			goto out;
+		goto sent;
 	}
 
 	/* Read before the test, so that poll() sees any later change. */
@@ -160,6 +240,7 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	ret = rds_loop_xmit(net, m, saddr, sport, daddr, dport);
 	if (ret)
 		goto out;
+sent:
 	rds_stat_inc(RDS_STAT_SEND_MSGS);
 	rds_stat_add(RDS_STAT_SEND_BYTES, len);
 	ret = len;

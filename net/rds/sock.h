@@ -16,6 +16,9 @@
  *    bound_port != 0 (with READ_ONCE).
  *  - recv_lock (bottom halves off) protects recv_queue, rcv_bytes,
  *    congested and dead.  It is taken by deliverers in any context.
+ *  - snd_lock (bottom halves off) protects snd_bytes: the payload bytes
+ *    of this socket's messages queued on connections and not yet
+ *    acknowledged or cancelled.  Taken from completion handlers too.
  *  - recv_mutex serialises readers, so the head of recv_queue stays put
  *    while one of them copies it to user memory.
  *  - cong_mon is protected by the congestion code's monitor lock.
@@ -66,6 +69,9 @@ struct rds_sock {
 
 	struct mutex	recv_mutex;	/* one reader at a time */
 
+	spinlock_t	snd_lock;	/* snd_bytes, see above */
+	size_t		snd_bytes;
+
 	struct rds_cong_monitor cong_mon;
 	/* Set by a send refused with ENOBUFS, cleared by poll() reporting it. */
 	unsigned int	cong_seen_gen;	/* congestion generation at refusal */
@@ -81,6 +87,32 @@ static inline struct rds_sock *rds_sk(const struct sock *sk)
 static inline int rds_sk_sndbuf(const struct rds_sock *rs)
 {
 	return READ_ONCE(rs->sk.sk_sndbuf) / 2;
+}
+
+/*
+ * Charge @len bytes to the socket's send buffer if it is not full yet.  As
+ * in RDS since 2.6, a message is accepted while fewer than
+ * rds_sk_sndbuf() bytes are queued, whatever its own size.
+ * Return: true if charged; *@half tells that half the buffer is now used.
+ */
+static inline bool rds_sock_snd_charge(struct rds_sock *rs, size_t len,
+				       bool *half)
+{
+	bool ok;
+
+	spin_lock_bh(&rs->snd_lock);
+	ok = rs->snd_bytes < rds_sk_sndbuf(rs);
+	if (ok) {
+		rs->snd_bytes += len;
+		*half = rs->snd_bytes >= rds_sk_sndbuf(rs) / 2;
+	}
+	spin_unlock_bh(&rs->snd_lock);
+	return ok;
+}
+
+static inline bool rds_sock_snd_room(struct rds_sock *rs)
+{
+	return READ_ONCE(rs->snd_bytes) < rds_sk_sndbuf(rs);
 }
 
 static inline int rds_sk_rcvbuf(const struct rds_sock *rs)

@@ -16,6 +16,7 @@
 #include <uapi/linux/rds.h>
 
 #include "bind.h"
+#include "connection.h"
 #include "loop.h"
 #include "recv.h"
 #include "send.h"
@@ -80,6 +81,7 @@ static int rds_create(struct net *net, struct socket *sock, int protocol,
 	spin_lock_init(&rs->recv_lock);
 	INIT_LIST_HEAD(&rs->recv_queue);
 	mutex_init(&rs->recv_mutex);
+	spin_lock_init(&rs->snd_lock);
 	rds_cong_monitor_init(&rs->cong_mon, net, rds_sock_cong_wake);
 
 	spin_lock_bh(&rds_sock_list_lock);
@@ -105,6 +107,9 @@ static int rds_release(struct socket *sock)
 	sock_orphan(sk);
 	rds_cong_monitor_enable(&rs->cong_mon, false);
 	rds_bind_remove(rs);
+	/* Messages on the wire stay until acknowledged; the rest go. */
+	if (READ_ONCE(rs->bound_port))
+		rds_conn_cancel(rs, 0, 0, true);
 	trace_rds_sock_release(rs, rs->bound_addr, rs->bound_port,
 			       rds_recv_purge(rs));
 
@@ -310,8 +315,9 @@ static __poll_t rds_poll(struct file *file, struct socket *sock,
 		mask |= EPOLLIN | EPOLLRDNORM | EPOLLWRBAND;
 	}
 
-	/* Local delivery never queues on the sender. */
-	mask |= EPOLLOUT | EPOLLWRNORM;
+	/* Local delivery never queues; connections do, up to SO_SNDBUF. */
+	if (rds_sock_snd_room(rs))
+		mask |= EPOLLOUT | EPOLLWRNORM;
 
 	if (sk->sk_err)
 		mask |= EPOLLERR;

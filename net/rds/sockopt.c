@@ -15,6 +15,7 @@
 #include <net/sock.h>
 #include <uapi/linux/rds.h>
 
+#include "connection.h"
 #include "info.h"
 #include "sock.h"
 #include "socket.h"
@@ -33,8 +34,8 @@ static int rds_opt_bool(bool *opt, sockptr_t optval, unsigned int optlen)
 }
 
 /*
- * Drop messages queued for one destination.  Local delivery queues
- * nothing on the sender, so after validation there is nothing to cancel.
+ * Drop messages queued for one destination and not yet handed to the
+ * transport.  Local delivery queues nothing on the sender.
  */
 static int rds_opt_cancel_sent_to(struct rds_sock *rs, sockptr_t optval,
 				  unsigned int optlen)
@@ -47,6 +48,7 @@ static int rds_opt_cancel_sent_to(struct rds_sock *rs, sockptr_t optval,
 		return -EINVAL;
 	if (copy_from_sockptr(&sin, optval, sizeof(sin)))
 		return -EFAULT;
+	rds_conn_cancel(rs, sin.sin_addr.s_addr, sin.sin_port, false);
 	return 0;
 }
 

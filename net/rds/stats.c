@@ -28,6 +28,22 @@ static const char * const rds_stat_names[RDS_STAT_NR] = {
 	[RDS_STAT_CONG_SET]		= "cong_set",
 	[RDS_STAT_CONG_CLEARED]		= "cong_cleared",
 	[RDS_STAT_CONG_NOTIFY]		= "cong_notify",
+	[RDS_STAT_CONN_CREATED]	= "conn_created",
+	[RDS_STAT_CONN_CONNECT]	= "conn_connect",
+	[RDS_STAT_CONN_ACCEPT]	= "conn_accept",
+	[RDS_STAT_CONN_UP]	= "conn_up",
+	[RDS_STAT_CONN_DROP]	= "conn_drop",
+	[RDS_STAT_CONN_RECONNECT]	= "conn_reconnect_queued",
+	[RDS_STAT_SEND_QUEUED]	= "send_queued",
+	[RDS_STAT_SEND_XMIT]	= "send_xmit",
+	[RDS_STAT_SEND_RETRANSMIT]	= "send_retransmit",
+	[RDS_STAT_SEND_ACKED]	= "send_acked",
+	[RDS_STAT_SEND_CANCELLED]	= "send_cancelled",
+	[RDS_STAT_SEND_SNDBUF_FULL]	= "send_sndbuf_full",
+	[RDS_STAT_RECV_REMOTE]	= "recv_remote",
+	[RDS_STAT_RECV_DUP]	= "recv_dup_dropped",
+	[RDS_STAT_CONG_UPDATE_SENT]	= "cong_update_sent",
+	[RDS_STAT_CONG_UPDATE_RECV]	= "cong_update_recv",
 };
 
 /**

@@ -111,6 +111,66 @@ TRACE_EVENT(rds_cong_notify,
 	    TP_printk("monitor=%p ports=%#llx", __entry->mon, __entry->mask)
 );
 
+TRACE_EVENT(rds_conn_state,
+	    TP_PROTO(const void *conn, __be32 laddr, __be32 faddr, u8 tos,
+		     int from, int to, const char *reason),
+	    TP_ARGS(conn, laddr, faddr, tos, from, to, reason),
+	    TP_STRUCT__entry(__field(const void *, conn)
+			     __field(u32, laddr)	/* network order */
+			     __field(u32, faddr)
+			     __field(u8, tos)
+			     __field(int, from)
+			     __field(int, to)
+			     __array(char, reason, 32)),
+	    TP_fast_assign(__entry->conn = conn;
+			   __entry->laddr = (__force u32)laddr;
+			   __entry->faddr = (__force u32)faddr;
+			   __entry->tos = tos;
+			   __entry->from = from;
+			   __entry->to = to;
+			   strscpy(__entry->reason, reason, 32);),
+	    TP_printk("conn=%p %pI4->%pI4 tos=%u state %d->%d (%s)",
+		      __entry->conn, &__entry->laddr, &__entry->faddr,
+		      __entry->tos, __entry->from, __entry->to,
+		      __entry->reason)
+);
+
+DECLARE_EVENT_CLASS(rds_conn_msg_class,
+		    TP_PROTO(const void *conn, u64 seq, size_t len, u8 flags),
+		    TP_ARGS(conn, seq, len, flags),
+		    TP_STRUCT__entry(__field(const void *, conn)
+				     __field(u64, seq)
+				     __field(size_t, len)
+				     __field(u8, flags)),
+		    TP_fast_assign(__entry->conn = conn;
+				   __entry->seq = seq;
+				   __entry->len = len;
+				   __entry->flags = flags;),
+		    TP_printk("conn=%p seq=%llu len=%zu flags=%#x",
+			      __entry->conn, __entry->seq, __entry->len,
+			      __entry->flags)
+);
+
+/* A message took its sequence number on a connection. */
+DEFINE_EVENT(rds_conn_msg_class, rds_conn_queue,
+	     TP_PROTO(const void *conn, u64 seq, size_t len, u8 flags),
+	     TP_ARGS(conn, seq, len, flags));
+
+/* The transport was handed a message (again, if RETRANSMITTED). */
+DEFINE_EVENT(rds_conn_msg_class, rds_conn_xmit,
+	     TP_PROTO(const void *conn, u64 seq, size_t len, u8 flags),
+	     TP_ARGS(conn, seq, len, flags));
+
+/* The peer acknowledged a message: it leaves the connection. */
+DEFINE_EVENT(rds_conn_msg_class, rds_conn_acked,
+	     TP_PROTO(const void *conn, u64 seq, size_t len, u8 flags),
+	     TP_ARGS(conn, seq, len, flags));
+
+/* A message arrived complete from the peer (flags tell a duplicate). */
+DEFINE_EVENT(rds_conn_msg_class, rds_conn_recv,
+	     TP_PROTO(const void *conn, u64 seq, size_t len, u8 flags),
+	     TP_ARGS(conn, seq, len, flags));
+
 #endif /* _RDS_ZC_TRACE_H */
 
 #undef TRACE_INCLUDE_PATH

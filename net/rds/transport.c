@@ -10,6 +10,7 @@
 #include <linux/module.h>
 #include <linux/rwsem.h>
 
+#include "connection.h"
 #include "transport.h"
 #include "transport_core.h"
 
@@ -46,14 +47,18 @@ EXPORT_SYMBOL_GPL(rds_zc_transport_register);
  * rds_zc_transport_unregister() - withdraw a transport
  * @t: a registered transport
  *
- * Context: from the transport's module exit; no socket uses it any more,
- * since each holds a reference on the module.
+ * Its connections are destroyed, dropping what they still queue.
+ *
+ * Context: from the transport's module exit, after it stopped accepting
+ * connections; no socket uses it any more, since each holds a reference
+ * on the module.
  */
 void rds_zc_transport_unregister(struct rds_transport *t)
 {
 	down_write(&rds_transport_lock);
 	list_del_init(&t->item);
 	up_write(&rds_transport_lock);
+	rds_conn_destroy_all(t);
 	pr_info("rds_zc: transport %s unregistered\n", t->name);
 }
 EXPORT_SYMBOL_GPL(rds_zc_transport_unregister);

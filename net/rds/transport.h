@@ -18,7 +18,9 @@
 #include <linux/types.h>
 
 struct net;
+struct rds_conn;
 struct rds_incoming;
+struct rds_msg;
 
 /*
  * The core's own transport for messages whose destination is an address
@@ -38,6 +40,35 @@ struct rds_transport {
 	 * Return 0 if so, a negative errno if not.  Process context.
 	 */
 	int (*laddr_check)(struct net *net, __be32 addr);
+
+	/*
+	 * Connections (optional: a transport without them, like local
+	 * delivery, leaves these NULL).  See connection.h for the rules
+	 * each one follows.
+	 *
+	 * @conn_alloc: set up @conn->tp for a new connection object, which
+	 *	lives until the transport is unregistered.  Process context.
+	 * @conn_free: release @conn->tp; the connection is down.
+	 * @conn_connect: start connecting; the outcome is reported later
+	 *	with rds_zc_conn_connected() or rds_zc_conn_drop().  A
+	 *	negative return means it failed at once.  Process context.
+	 * @conn_shutdown: tear the transport connection down.  When it
+	 *	returns, no work request references a message any more and
+	 *	no callback into the core for this incarnation is running or
+	 *	will run.  Process context, may sleep.
+	 * @xmit: send @m from fragment *@frag on, advancing *@frag.
+	 *	Return 0 when all of it is posted, -EAGAIN when the send ring
+	 *	is full (the transport calls rds_zc_conn_kick() when it has
+	 *	room again), another negative errno to drop the connection.
+	 *	Called from the connection's send path only, never
+	 *	concurrently for one connection.
+	 */
+	int (*conn_alloc)(struct rds_conn *conn, gfp_t gfp);
+	void (*conn_free)(struct rds_conn *conn);
+	int (*conn_connect)(struct rds_conn *conn);
+	void (*conn_shutdown)(struct rds_conn *conn);
+	int (*xmit)(struct rds_conn *conn, struct rds_msg *m,
+		    unsigned int *frag);
 };
 
 int rds_zc_transport_register(struct rds_transport *t);
@@ -48,5 +79,7 @@ void rds_zc_transport_unregister(struct rds_transport *t);
  * incoming is consumed whatever happens.  Any context.
  */
 void rds_zc_deliver(struct net *net, struct rds_incoming *inc);
+
+#include "connection.h"
 
 #endif /* _RDS_ZC_TRANSPORT_H */

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Connections: the reliable, ordered channel between one local and one
+ * remote address, for one type of service.
+ *
+ * A struct rds_conn exists for each (net, laddr, faddr, tos) that has
+ * been used, from its first use until its transport is unregistered, so
+ * that sequence numbers survive reconnects.  It carries every message to
+ * its peer exactly once and in order: a message takes the next sequence
+ * number when it is queued, moves from send_queue to retrans when the
+ * transport picks it, and is freed when the peer acknowledges it.  When
+ * the transport connection breaks, what is on retrans is queued again in
+ * front of send_queue, marked RETRANSMITTED, and the connection comes
+ * back with a randomised, growing back-off as long as something waits to
+ * be sent.  See Documentation/networking/rds_zc-ib-design.rst.
+ *
+ * States (numbered as RDS_INFO_CONNECTIONS reports them):
+ *
+ *   DOWN --connect or accept--> CONNECTING --connected--> UP
+ *   CONNECTING, UP --drop--> ERROR --shutdown work--> DISCONNECTING --> DOWN
+ *
+ * Locking and context:
+ *  - state is atomic; each transition is a cmpxchg from the state it
+ *    leaves, so exactly one caller wins it.
+ *  - lock (bottom halves off) protects send_queue, retrans, next_tx_seq
+ *    and the unacked budgets.  It is taken from process context and from
+ *    the transport's completion handlers, and nests inside nothing.
+ *  - work_mutex serialises the send path, connect and shutdown: it
+ *    protects xmit_msg, xmit_frag and reconnect_delay, and guarantees
+ *    that the transport's @xmit never runs during @conn_shutdown.
+ *  - next_rx_seq is touched only from the transport's receive path,
+ *    which runs in one context at a time per connection.
+ */
+#ifndef _RDS_ZC_CONNECTION_H
+#define _RDS_ZC_CONNECTION_H
+
+#include <linux/atomic.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+
+struct net;
+struct rds_msg;
+struct rds_sock;
+struct rds_transport;
+struct rds_cong_map;
+
+/* Header flags, as on the wire (rds_zc-wire.rst section 4.3). */
+#define RDS_FLAG_CONG_BITMAP	0x01
+#define RDS_FLAG_ACK_REQUIRED	0x02
+#define RDS_FLAG_RETRANSMITTED	0x04
+
+/* A congestion map on the wire: one bit per port, 8 KiB. */
+#define RDS_CONG_MAP_BYTES	(65536 / 8)
+
+enum rds_conn_state {
+	RDS_CONN_DOWN		= 0,
+	RDS_CONN_CONNECTING	= 1,
+	RDS_CONN_DISCONNECTING	= 2,
+	RDS_CONN_UP		= 3,
+	RDS_CONN_ERROR		= 5,
+};
+
+/* Bits in rds_conn.flags. */
+enum {
+	RDS_CONN_RECONNECT_PENDING,	/* connect_w is queued */
+	RDS_CONN_CONG_PENDING,		/* send our map before the next message */
+	RDS_CONN_DEAD,			/* being destroyed: no more work */
+};
+
+struct rds_conn {
+	/* Identity, constant; a transport may read these. */
+	struct net	*net;
+	__be32		laddr;
+	__be32		faddr;
+	u8		tos;
+	const struct rds_transport *trans;
+	void		*tp;		/* the transport's private state */
+
+	/* The rest belongs to the core. */
+	struct hlist_node hash_node;	/* in the connection hash */
+	struct list_head all_item;	/* on the list of all connections */
+	atomic_t	state;		/* enum rds_conn_state */
+	unsigned long	flags;		/* RDS_CONN_* bits, atomic */
+
+	spinlock_t	lock;		/* see the top of this file */
+	struct list_head send_queue;	/* rds_msg not yet picked */
+	struct list_head retrans;	/* picked, not acknowledged */
+	u64		next_tx_seq;	/* starts at 1 */
+	unsigned int	unacked_pkts;	/* budget before ACK_REQUIRED */
+	size_t		unacked_bytes;
+
+	u64		next_rx_seq;	/* receive path only */
+
+	struct mutex	work_mutex;	/* see the top of this file */
+	struct rds_msg	*xmit_msg;	/* being posted, referenced */
+	unsigned int	xmit_frag;	/* its next fragment */
+	unsigned long	reconnect_delay;	/* jiffies; 0 after UP */
+
+	struct delayed_work connect_w;
+	struct work_struct send_w;
+	struct work_struct shutdown_w;
+
+	struct rds_cong_map *lmap;	/* map of laddr, referenced */
+	struct rds_cong_map *fmap;	/* map of faddr, referenced */
+
+	/* Counters, for RDS_INFO and tracing; updated without locks. */
+	atomic64_t	tx_msgs;
+	atomic64_t	rx_msgs;
+	atomic64_t	retransmits;
+	atomic_t	drops;
+};
+
+static inline enum rds_conn_state rds_conn_state(const struct rds_conn *conn)
+{
+	return atomic_read(&conn->state);
+}
+
+/* For transports (exported by the core). */
+struct rds_conn *rds_zc_conn_get(struct net *net, __be32 laddr, __be32 faddr,
+				 u8 tos, const struct rds_transport *trans);
+int rds_zc_conn_accept(struct rds_conn *conn);
+void rds_zc_conn_connected(struct rds_conn *conn);
+void rds_zc_conn_drop(struct rds_conn *conn, const char *reason);
+void rds_zc_conn_acked(struct rds_conn *conn, u64 seq);
+int rds_zc_conn_recv(struct rds_conn *conn, struct rds_msg *m);
+void rds_zc_conn_cong_recv(struct rds_conn *conn, struct rds_msg *m);
+void rds_zc_conn_kick(struct rds_conn *conn);
+
+/* For the core. */
+int rds_conn_queue(struct rds_conn *conn, struct rds_msg *m);
+void rds_conn_cong_changed(struct net *net, __be32 laddr);
+unsigned int rds_conn_cancel(struct rds_sock *rs, __be32 daddr, __be16 dport,
+			     bool any_dest);
+void rds_conn_destroy_all(const struct rds_transport *trans);
+unsigned int rds_conn_count(void);
+int rds_conn_init(void);
+void rds_conn_exit(void);
+
+#endif /* _RDS_ZC_CONNECTION_H */

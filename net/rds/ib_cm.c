@@ -1,0 +1,480 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Connection management over rdma_cm: the listener, the active connect,
+ * the passive accept with the distribution's collision rules, QP and CQ
+ * setup, and teardown.  Rules: rds_zc-wire.rst sections 1 to 3.
+ *
+ * Setup is a ladder (device, CQs, rings, QP, receives) unwound in reverse
+ * by rds_ib_teardown(), which also serves a half-built incarnation.
+ */
+#include <linux/errno.h>
+#include <linux/in.h>
+#include <linux/slab.h>
+#include <net/net_namespace.h>
+#include <net/route.h>
+#include <rdma/ib_cm.h>
+#include <rdma/rdma_cm.h>
+
+#include "ib.h"
+#include "message.h"
+#include "transport.h"
+
+static struct rdma_cm_id *rds_ib_listen_id;
+
+static int rds_ib_cm_handler(struct rdma_cm_id *id,
+			     struct rdma_cm_event *event);
+
+static void rds_ib_qp_event(struct ib_event *event, void *context)
+{
+	struct rds_ib_conn *ic = context;
+
+	if (event->event == IB_EVENT_COMM_EST) {
+		/* A receive completed before the RTU: tell rdma_cm. */
+		rdma_notify(ic->cm_id, IB_EVENT_COMM_EST);
+		return;
+	}
+	pr_debug("rds_zc_ib: QP event %s on %pI4->%pI4\n",
+		 ib_event_msg(event->event), &ic->conn->laddr,
+		 &ic->conn->faddr);
+	rds_zc_conn_drop(ic->conn, "QP event");
+}
+
+/* Undo rds_ib_setup() step by step.  Caller holds cm_mutex. */
+static void rds_ib_teardown(struct rds_ib_conn *ic)
+{
+	if (ic->qp) {
+		ib_drain_qp(ic->qp);	/* every completion has run */
+		rdma_destroy_qp(ic->cm_id);
+		ic->qp = NULL;
+	}
+	rds_ib_recv_ring_free(ic);
+	rds_ib_send_ring_free(ic);
+	if (ic->recv_cq) {
+		ib_free_cq(ic->recv_cq);
+		ic->recv_cq = NULL;
+	}
+	if (ic->send_cq) {
+		ib_free_cq(ic->send_cq);
+		ic->send_cq = NULL;
+	}
+	if (ic->rdev) {
+		rds_ib_device_del_conn(ic->rdev, ic);
+		rds_ib_device_put(ic->rdev);
+		ic->rdev = NULL;
+	}
+	if (ic->rx_msg) {
+		rds_msg_put(ic->rx_msg);
+		ic->rx_msg = NULL;
+	}
+	ic->flags = 0;
+}
+
+/*
+ * Build the QP of an id whose device is known: send ring + ACK frame +
+ * drain, receive ring + drain (section 3.1).  Caller holds cm_mutex.
+ */
+static int rds_ib_setup(struct rds_ib_conn *ic, struct rdma_cm_id *id)
+{
+	struct ib_qp_init_attr attr = {};
+	struct ib_device *ibdev = id->device;
+	unsigned int max_wr;
+	int ret;
+
+	ic->rdev = rds_ib_device_get(ibdev);
+	if (!ic->rdev)
+		return -ENODEV;
+	ret = rds_ib_device_add_conn(ic->rdev, ic);
+	if (ret) {
+		rds_ib_device_put(ic->rdev);
+		ic->rdev = NULL;
+		return ret;
+	}
+
+	max_wr = max(ibdev->attrs.max_qp_wr, 8) - 2;
+	ic->send_nr = clamp(READ_ONCE(rds_ib_send_wr), 2U, max_wr);
+	ic->recv_nr = clamp(READ_ONCE(rds_ib_recv_wr), 2U, max_wr);
+
+	ic->send_cq = ib_alloc_cq_any(ibdev, ic, ic->send_nr + 2,
+				      IB_POLL_SOFTIRQ);
+	if (IS_ERR(ic->send_cq)) {
+		ret = PTR_ERR(ic->send_cq);
+		ic->send_cq = NULL;
+		return ret;
+	}
+	ic->recv_cq = ib_alloc_cq_any(ibdev, ic, ic->recv_nr + 1,
+				      IB_POLL_SOFTIRQ);
+	if (IS_ERR(ic->recv_cq)) {
+		ret = PTR_ERR(ic->recv_cq);
+		ic->recv_cq = NULL;
+		return ret;
+	}
+	ret = rds_ib_send_ring_init(ic);
+	if (ret)
+		return ret;
+	ret = rds_ib_recv_ring_init(ic);
+	if (ret)
+		return ret;
+
+	attr.event_handler = rds_ib_qp_event;
+	attr.qp_context = ic;
+	attr.send_cq = ic->send_cq;
+	attr.recv_cq = ic->recv_cq;
+	attr.cap.max_send_wr = ic->send_nr + 2;
+	attr.cap.max_recv_wr = ic->recv_nr + 1;
+	attr.cap.max_send_sge = 2;
+	attr.cap.max_recv_sge = 2;
+	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
+	attr.qp_type = IB_QPT_RC;
+	/* RNR NAKs to the peer are retried after 0.32 ms (section 2.4). */
+	ret = rdma_set_min_rnr_timer(id, IB_RNR_TIMER_000_32);
+	if (ret)
+		return ret;
+	ret = rdma_create_qp(id, ic->rdev->pd, &attr);
+	if (ret)
+		return ret;
+	ic->qp = id->qp;
+
+	/* Posted before the handshake ends, so no SEND meets an RNR. */
+	return rds_ib_recv_ring_post(ic);
+}
+
+static void rds_ib_fill_priv(struct rds_ib_conn *ic, struct rds_ib_priv *p,
+			     u16 version)
+{
+	memset(p, 0, sizeof(*p));
+	p->saddr = ic->conn->laddr;
+	p->daddr = ic->conn->faddr;
+	p->major = version >> 8;
+	p->minor = version & 0xff;
+	p->minor_mask = cpu_to_be16(RDS_IB_MINOR_MASK);
+	p->tos = ic->conn->tos;
+	/* ack_seq and credit stay 0, as the distribution sends them (2.3). */
+}
+
+static u8 rds_ib_clamp_u8(int v)
+{
+	return clamp(v, 0, 255);
+}
+
+/* ROUTE_RESOLVED: build the QP and send the request (section 1.3). */
+static int rds_ib_connect_qp(struct rds_ib_conn *ic, struct rdma_cm_id *id)
+{
+	struct ib_device_attr *da = &id->device->attrs;
+	struct rdma_conn_param param = {};
+	struct rds_ib_priv priv;
+	int ret;
+
+	ret = rds_ib_setup(ic, id);
+	if (ret)
+		return ret;
+	rds_ib_fill_priv(ic, &priv, RDS_IB_VERSION_3_1);
+	param.private_data = &priv;
+	param.private_data_len = sizeof(priv);
+	param.responder_resources = rds_ib_clamp_u8(da->max_qp_rd_atom);
+	param.initiator_depth = rds_ib_clamp_u8(da->max_qp_init_rd_atom);
+	param.retry_count = 7;
+	param.rnr_retry_count = 7;
+	return rdma_connect_locked(id, &param);	/* in the handler */
+}
+
+/* ESTABLISHED on the active side: check the version the peer chose. */
+static int rds_ib_check_rep(struct rds_ib_conn *ic,
+			    const struct rdma_cm_event *event)
+{
+	const struct rds_ib_priv *p = event->param.conn.private_data;
+	u16 version;
+
+	if (!p || event->param.conn.private_data_len < sizeof(*p) ||
+	    !p->major) {
+		ic->version = RDS_IB_VERSION(4, 1);
+		return 0;
+	}
+	version = RDS_IB_VERSION(p->major, p->minor);
+	if (version < RDS_IB_VERSION_3_1)
+		return -EPROTO;
+	ic->version = version;
+	if (p->ack_seq)
+		rds_zc_conn_acked(ic->conn, be64_to_cpu(p->ack_seq));
+	return 0;
+}
+
+/*
+ * Which version to answer a request with (section 2.2): 3.1 for 3.1,
+ * 4.n for a 4.x mask we share, 4.0 for a request without a version; 0
+ * to refuse.
+ */
+static u16 rds_ib_req_version(const struct rds_ib_priv *p, u8 len)
+{
+	u16 mask;
+
+	if (!p || !len)
+		return 0;
+	if (len < sizeof(*p) || !p->major)
+		return RDS_IB_VERSION(4, 0);
+	mask = be16_to_cpu(p->minor_mask) & RDS_IB_MINOR_MASK;
+	if (p->major == 4 && mask)
+		return RDS_IB_VERSION(4, fls(mask) - 1);
+	if (p->major == 3 && p->minor == 1)
+		return RDS_IB_VERSION_3_1;
+	return 0;
+}
+
+static void rds_ib_reject(struct rdma_cm_id *id)
+{
+	int reason = RDS_IB_REJ_INCOMPAT;	/* host order, as the peer's */
+
+	rdma_reject(id, &reason, sizeof(reason), IB_CM_REJ_CONSUMER_DEFINED);
+}
+
+/*
+ * CONNECT_REQUEST on the listener (section 1.4).  Returning non-zero
+ * makes rdma_cm destroy the new id, which we do only before the id is
+ * attached to a connection.
+ */
+static int rds_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *event)
+{
+	const struct rds_ib_priv *p = event->param.conn.private_data;
+	struct ib_device_attr *da = &id->device->attrs;
+	struct rdma_conn_param param = {};
+	struct rds_ib_priv reply;
+	struct rds_ib_conn *ic;
+	struct rds_conn *conn;
+	u16 version;
+	int ret;
+
+	version = rds_ib_req_version(p, event->param.conn.private_data_len);
+	if (!version || event->param.conn.private_data_len < sizeof(*p)) {
+		pr_info_ratelimited("rds_zc_ib: refused a connection with an unsupported protocol version\n");
+		goto reject;
+	}
+	if (inet_addr_type(&init_net, p->daddr) != RTN_LOCAL)
+		goto reject;
+	conn = rds_zc_conn_get(&init_net, p->daddr, p->saddr, p->tos,
+			       &rds_ib_transport);
+	if (IS_ERR(conn) || rds_zc_conn_accept(conn))
+		goto reject;
+
+	ic = conn->tp;
+	mutex_lock(&ic->cm_mutex);
+	ic->cm_id = id;
+	id->context = ic;
+	ic->active = false;
+	ic->version = version;
+	if (p->ack_seq)
+		rds_zc_conn_acked(conn, be64_to_cpu(p->ack_seq));
+	ret = rds_ib_setup(ic, id);
+	if (ret) {
+		rds_ib_reject(id);
+		goto drop;
+	}
+	rds_ib_fill_priv(ic, &reply, version);
+	param.private_data = &reply;
+	param.private_data_len = sizeof(reply);
+	param.responder_resources = min_t(int, event->param.conn.initiator_depth,
+					  rds_ib_clamp_u8(da->max_qp_rd_atom));
+	param.initiator_depth = min_t(int, event->param.conn.responder_resources,
+				      rds_ib_clamp_u8(da->max_qp_init_rd_atom));
+	param.retry_count = 7;
+	param.rnr_retry_count = 7;
+	ret = rdma_accept(id, &param);
+	if (ret)
+		goto drop;
+	mutex_unlock(&ic->cm_mutex);
+	return 0;
+
+drop:
+	/* The id is ours now: shutdown destroys it. */
+	mutex_unlock(&ic->cm_mutex);
+	rds_zc_conn_drop(conn, "accept failed");
+	return 0;
+
+reject:
+	rds_ib_reject(id);
+	return 1;
+}
+
+static int rds_ib_cm_handler(struct rdma_cm_id *id,
+			     struct rdma_cm_event *event)
+{
+	struct rds_ib_conn *ic = id->context;
+	int ret = 0;
+
+	if (event->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+		return rds_ib_cm_req(id, event);
+	if (!ic)
+		return 0;	/* the listener's own events */
+
+	mutex_lock(&ic->cm_mutex);
+	if (ic->cm_id != id)
+		goto out;	/* an incarnation already torn down */
+
+	switch (event->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		rdma_set_service_type(id, ic->conn->tos);
+		ret = rdma_resolve_route(id, RDS_IB_RESOLVE_MS);
+		break;
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		ret = rds_ib_connect_qp(ic, id);
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		if (ic->active)
+			ret = rds_ib_check_rep(ic, event);
+		if (!ret)
+			rds_zc_conn_connected(ic->conn);
+		break;
+	case RDMA_CM_EVENT_REJECTED:
+	case RDMA_CM_EVENT_ADDR_ERROR:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+		rds_zc_conn_drop(ic->conn, rdma_event_msg(event->event));
+		break;
+	default:
+		break;
+	}
+	if (ret)
+		rds_zc_conn_drop(ic->conn, rdma_event_msg(event->event));
+out:
+	mutex_unlock(&ic->cm_mutex);
+	return 0;
+}
+
+/**
+ * rds_ib_conn_connect() - start the active side of a connection
+ * @conn: a connection the core moved to CONNECTING
+ *
+ * Return: 0 when address resolution started, or a negative errno.
+ */
+int rds_ib_conn_connect(struct rds_conn *conn)
+{
+	struct rds_ib_conn *ic = conn->tp;
+	struct sockaddr_in src = {
+		.sin_family = AF_INET,
+		.sin_addr.s_addr = conn->laddr,
+	};
+	struct sockaddr_in dst = {
+		.sin_family = AF_INET,
+		.sin_addr.s_addr = conn->faddr,
+		.sin_port = htons(RDS_IB_PORT),
+	};
+	struct rdma_cm_id *id;
+	int ret;
+
+	id = rdma_create_id(&init_net, rds_ib_cm_handler, ic, RDMA_PS_TCP,
+			    IB_QPT_RC);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	mutex_lock(&ic->cm_mutex);
+	ic->cm_id = id;
+	ic->active = true;
+	ret = rdma_resolve_addr(id, (struct sockaddr *)&src,
+				(struct sockaddr *)&dst, RDS_IB_RESOLVE_MS);
+	mutex_unlock(&ic->cm_mutex);
+	return ret;
+}
+
+/**
+ * rds_ib_conn_shutdown() - tear down the current incarnation, if any
+ * @conn: the connection
+ *
+ * Disconnects, drains the QP so that every posted message is given back,
+ * frees the QP, CQs and rings, then destroys the id outside cm_mutex: the
+ * rdma_cm handler may be waiting for that mutex, and destroying the id
+ * waits for the handler.
+ */
+void rds_ib_conn_shutdown(struct rds_conn *conn)
+{
+	struct rds_ib_conn *ic = conn->tp;
+	struct rdma_cm_id *id;
+
+	mutex_lock(&ic->cm_mutex);
+	id = ic->cm_id;
+	if (id && ic->qp)
+		rdma_disconnect(id);
+	rds_ib_teardown(ic);
+	ic->cm_id = NULL;
+	mutex_unlock(&ic->cm_mutex);
+	if (id)
+		rdma_destroy_id(id);
+}
+
+/**
+ * rds_ib_conn_alloc() - the transport state of a new connection object
+ * @conn: the connection
+ * @gfp: allocation flags
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int rds_ib_conn_alloc(struct rds_conn *conn, gfp_t gfp)
+{
+	struct rds_ib_conn *ic = kzalloc(sizeof(*ic), gfp);
+
+	if (!ic)
+		return -ENOMEM;
+	ic->conn = conn;
+	INIT_LIST_HEAD(&ic->dev_item);
+	mutex_init(&ic->cm_mutex);
+	atomic64_set(&ic->ack_next, 0);
+	conn->tp = ic;
+	return 0;
+}
+
+/**
+ * rds_ib_conn_free() - free what rds_ib_conn_alloc() made
+ * @conn: a connection that is shut down
+ */
+void rds_ib_conn_free(struct rds_conn *conn)
+{
+	struct rds_ib_conn *ic = conn->tp;
+
+	WARN_ON(ic->cm_id || ic->qp);
+	mutex_destroy(&ic->cm_mutex);
+	kfree(ic);
+	conn->tp = NULL;
+}
+
+/**
+ * rds_ib_listen_init() - listen for RDS connections on every RDMA device
+ *
+ * Return: 0, or a negative errno (-EADDRINUSE when another RDS, such as
+ * the distribution's rds_rdma, already listens).
+ */
+int rds_ib_listen_init(void)
+{
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET,
+		.sin_addr.s_addr = htonl(INADDR_ANY),
+		.sin_port = htons(RDS_IB_PORT),
+	};
+	struct rdma_cm_id *id;
+	int ret;
+
+	id = rdma_create_id(&init_net, rds_ib_cm_handler, NULL, RDMA_PS_TCP,
+			    IB_QPT_RC);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	ret = rdma_bind_addr(id, (struct sockaddr *)&sin);
+	if (!ret)
+		ret = rdma_listen(id, 128);
+	if (ret) {
+		pr_err("rds_zc_ib: cannot listen on RDMA port %u: %d\n",
+		       RDS_IB_PORT, ret);
+		rdma_destroy_id(id);
+		return ret;
+	}
+	rds_ib_listen_id = id;
+	return 0;
+}
+
+/**
+ * rds_ib_listen_exit() - stop accepting connections
+ */
+void rds_ib_listen_exit(void)
+{
+	rdma_destroy_id(rds_ib_listen_id);
+	rds_ib_listen_id = NULL;
+}

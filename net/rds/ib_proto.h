@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * RDS 3.1 over InfiniBand/RoCE on the wire: the connection private data
+ * and the 48-byte message header, as the distribution's rds_rdma sends
+ * them.  Section numbers refer to Documentation/networking/rds_zc-wire.rst.
+ */
+#ifndef _RDS_ZC_IB_PROTO_H
+#define _RDS_ZC_IB_PROTO_H
+
+#include <linux/build_bug.h>
+#include <linux/stddef.h>
+#include <linux/types.h>
+#include <net/checksum.h>
+
+/* The rdma_cm port RDS listens on for IPv4 (RDMA_PS_TCP), section 1.2. */
+#define RDS_IB_PORT		18634
+
+/* Payload of one SEND: messages go out in fragments of this size (4.6). */
+#define RDS_IB_FRAG_SIZE	4096
+
+/* Protocol versions, major << 8 | minor (2.2). */
+#define RDS_IB_VERSION(maj, min)	((maj) << 8 | (min))
+#define RDS_IB_VERSION_3_1	RDS_IB_VERSION(3, 1)
+#define RDS_IB_MINOR_MASK	0x0003	/* minors of major 4 we accept */
+
+/* The reason every reject carries: a host-order int 1 (1.6). */
+#define RDS_IB_REJ_INCOMPAT	1
+
+/* Timeouts of address and route resolution (1.3). */
+#define RDS_IB_RESOLVE_MS	5000
+
+/* Connection private data, IPv4 form (2.1). */
+struct rds_ib_priv {
+	__be32	saddr;		/* the sender's RDS address */
+	__be32	daddr;		/* the address it wants to reach */
+	u8	major;
+	u8	minor;
+	__be16	minor_mask;
+	u8	tos;
+	u8	reserved0;
+	__be16	reserved1;
+	__be64	ack_seq;	/* last sequence received, 0 for none */
+	__be32	credit;		/* 0: no flow control */
+	u32	padding;
+};
+
+static_assert(sizeof(struct rds_ib_priv) == 32);
+static_assert(offsetof(struct rds_ib_priv, major) == 8);
+static_assert(offsetof(struct rds_ib_priv, minor_mask) == 10);
+static_assert(offsetof(struct rds_ib_priv, tos) == 12);
+static_assert(offsetof(struct rds_ib_priv, ack_seq) == 16);
+static_assert(offsetof(struct rds_ib_priv, credit) == 24);
+
+/* The header every fragment starts with (4.1). */
+struct rds_ib_hdr {
+	__be64	h_sequence;
+	__be64	h_ack;
+	__be32	h_len;		/* payload of the whole message */
+	__be16	h_sport;
+	__be16	h_dport;
+	u8	h_flags;	/* RDS_FLAG_* */
+	u8	h_credit;
+	u8	h_padding[4];
+	__sum16	h_csum;		/* IP checksum of the 48 bytes, 0: none */
+	u8	h_exthdr[16];
+};
+
+#define RDS_IB_HDR_SIZE		48
+
+static_assert(sizeof(struct rds_ib_hdr) == RDS_IB_HDR_SIZE);
+static_assert(offsetof(struct rds_ib_hdr, h_len) == 16);
+static_assert(offsetof(struct rds_ib_hdr, h_sport) == 20);
+static_assert(offsetof(struct rds_ib_hdr, h_flags) == 24);
+static_assert(offsetof(struct rds_ib_hdr, h_credit) == 25);
+static_assert(offsetof(struct rds_ib_hdr, h_csum) == 30);
+static_assert(offsetof(struct rds_ib_hdr, h_exthdr) == 32);
+
+/* Fill in the checksum of a finished header (4.4). */
+static inline void rds_ib_hdr_csum(struct rds_ib_hdr *h)
+{
+	h->h_csum = 0;
+	h->h_csum = ip_fast_csum(h, RDS_IB_HDR_SIZE / 4);
+}
+
+/* A header is good if it carries no checksum or a correct one. */
+static inline bool rds_ib_hdr_csum_ok(const struct rds_ib_hdr *h)
+{
+	return !h->h_csum || !ip_fast_csum(h, RDS_IB_HDR_SIZE / 4);
+}
+
+/* An ACK frame: a bare header from port 0 to port 0 (4.7). */
+static inline bool rds_ib_hdr_is_ack(const struct rds_ib_hdr *h,
+				     u32 payload)
+{
+	return !payload && !h->h_sport && !h->h_dport;
+}
+
+#endif /* _RDS_ZC_IB_PROTO_H */

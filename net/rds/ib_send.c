@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Sending: messages as SENDs of one header and at most 4 KiB of payload
+ * each, and ACK frames (rds_zc-wire.rst sections 3.3, 4 and 5.3).
+ *
+ * Each ring slot owns a header buffer in one DMA-mapped array; the
+ * payload page is mapped for the time the SEND is posted.  Every WR is
+ * signaled, so each slot is released by its own completion.
+ */
+#include <linux/errno.h>
+#include <linux/slab.h>
+#include <rdma/ib_verbs.h>
+
+#include "ib.h"
+#include "message.h"
+#include "transport.h"
+
+static void rds_ib_send_unmap(struct rds_ib_conn *ic,
+			      struct rds_ib_send_slot *slot)
+{
+	if (slot->dma) {
+		ib_dma_unmap_page(ic->rdev->ibdev, slot->dma, slot->dma_len,
+				  DMA_TO_DEVICE);
+		slot->dma = 0;
+	}
+	rds_msg_put(slot->msg);
+	slot->msg = NULL;
+}
+
+static void rds_ib_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rds_ib_conn *ic = cq->cq_context;
+	struct rds_ib_send_slot *slot =
+		container_of(wc->wr_cqe, struct rds_ib_send_slot, cqe);
+
+	rds_ib_send_unmap(ic, slot);
+	/* The slot is clean before it is free; pairs with slot_get(). */
+	smp_mb__before_atomic();
+	atomic_inc(&ic->send_free);
+
+	if (wc->status != IB_WC_SUCCESS) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			pr_debug("rds_zc_ib: send to %pI4 failed: %s\n",
+				 &ic->conn->faddr,
+				 ib_wc_status_msg(wc->status));
+		rds_zc_conn_drop(ic->conn, "send completion error");
+		return;
+	}
+	if (test_and_clear_bit(RDS_IB_SEND_FULL, &ic->flags))
+		rds_zc_conn_kick(ic->conn);
+}
+
+/**
+ * rds_ib_send_ring_init() - allocate the send ring of a new incarnation
+ * @ic: the connection, its rdev and send_nr set
+ *
+ * Return: 0 or a negative errno; rds_ib_send_ring_free() undoes it.
+ */
+int rds_ib_send_ring_init(struct rds_ib_conn *ic)
+{
+	struct ib_device *ibdev = ic->rdev->ibdev;
+	size_t hdrs = (ic->send_nr + 1) * sizeof(struct rds_ib_hdr);
+	unsigned int i;
+
+	ic->send_slots = kvcalloc(ic->send_nr, sizeof(*ic->send_slots),
+				  GFP_KERNEL);
+	if (!ic->send_slots)
+		return -ENOMEM;
+	for (i = 0; i < ic->send_nr; i++)
+		ic->send_slots[i].cqe.done = rds_ib_send_done;
+
+	ic->send_hdrs = kzalloc(hdrs, GFP_KERNEL);
+	if (!ic->send_hdrs)
+		return -ENOMEM;
+	ic->send_hdrs_dma = ib_dma_map_single(ibdev, ic->send_hdrs, hdrs,
+					      DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(ibdev, ic->send_hdrs_dma)) {
+		kfree(ic->send_hdrs);
+		ic->send_hdrs = NULL;
+		return -ENOMEM;
+	}
+	ic->send_head = 0;
+	atomic_set(&ic->send_free, ic->send_nr);
+	return 0;
+}
+
+/**
+ * rds_ib_send_ring_free() - free the send ring; the QP is drained
+ * @ic: the connection
+ */
+void rds_ib_send_ring_free(struct rds_ib_conn *ic)
+{
+	unsigned int i;
+
+	if (ic->send_slots) {
+		for (i = 0; i < ic->send_nr; i++)
+			if (ic->send_slots[i].msg)	/* never completed */
+				rds_ib_send_unmap(ic, &ic->send_slots[i]);
+		kvfree(ic->send_slots);
+		ic->send_slots = NULL;
+	}
+	if (ic->send_hdrs) {
+		ib_dma_unmap_single(ic->rdev->ibdev, ic->send_hdrs_dma,
+				    (ic->send_nr + 1) * sizeof(struct rds_ib_hdr),
+				    DMA_TO_DEVICE);
+		kfree(ic->send_hdrs);
+		ic->send_hdrs = NULL;
+	}
+}
+
+static u64 rds_ib_hdr_dma(struct rds_ib_conn *ic, unsigned int i)
+{
+	return ic->send_hdrs_dma + i * sizeof(struct rds_ib_hdr);
+}
+
+/* Take a free slot, or note that xmit waits for one. */
+static bool rds_ib_send_slot_get(struct rds_ib_conn *ic)
+{
+	if (atomic_dec_if_positive(&ic->send_free) >= 0)
+		return true;
+	set_bit(RDS_IB_SEND_FULL, &ic->flags);
+	/* Pairs with the barrier in rds_ib_send_done(): bit before recheck. */
+	smp_mb__after_atomic();
+	/* A completion may have freed one before it could see the bit. */
+	if (atomic_dec_if_positive(&ic->send_free) >= 0) {
+		clear_bit(RDS_IB_SEND_FULL, &ic->flags);
+		return true;
+	}
+	return false;
+}
+
+/**
+ * rds_ib_xmit() - post the fragments of a message
+ * @conn: the connection, up
+ * @m: the message
+ * @frag: in: the first fragment to post; out: the first not posted
+ *
+ * Return: 0 when every fragment is posted, -EAGAIN when the ring is full
+ * (a completion kicks the connection), another negative errno on a
+ * posting failure.
+ */
+int rds_ib_xmit(struct rds_conn *conn, struct rds_msg *m, unsigned int *frag)
+{
+	struct rds_ib_conn *ic = conn->tp;
+	struct ib_device *ibdev = ic->rdev->ibdev;
+	unsigned int nr = max_t(unsigned int, 1,
+				DIV_ROUND_UP(m->len, RDS_IB_FRAG_SIZE));
+	struct ib_send_wr wr;
+	struct ib_sge sge[2];
+	int ret;
+
+	while (*frag < nr) {
+		unsigned int i = ic->send_head;
+		struct rds_ib_send_slot *slot = &ic->send_slots[i];
+		struct rds_ib_hdr *h = &ic->send_hdrs[i];
+		size_t off = (size_t)*frag * RDS_IB_FRAG_SIZE;
+
+		if (!rds_ib_send_slot_get(ic))
+			return -EAGAIN;
+		if (WARN_ON_ONCE(slot->msg)) {	/* completions out of order */
+			atomic_inc(&ic->send_free);
+			return -EIO;
+		}
+
+		memset(h, 0, sizeof(*h));
+		h->h_sequence = cpu_to_be64(m->seq);
+		h->h_ack = cpu_to_be64(atomic64_read(&ic->ack_next));
+		h->h_len = cpu_to_be32(m->len);
+		h->h_sport = m->sport;
+		h->h_dport = m->dport;
+		h->h_flags = m->flags;
+		memcpy(h->h_exthdr, m->exthdr, sizeof(h->h_exthdr));
+		rds_ib_hdr_csum(h);
+		ib_dma_sync_single_for_device(ibdev, rds_ib_hdr_dma(ic, i),
+					      sizeof(*h), DMA_TO_DEVICE);
+
+		sge[0].addr = rds_ib_hdr_dma(ic, i);
+		sge[0].length = sizeof(*h);
+		sge[0].lkey = ic->rdev->pd->local_dma_lkey;
+		memset(&wr, 0, sizeof(wr));
+		wr.wr_cqe = &slot->cqe;
+		wr.sg_list = sge;
+		wr.num_sge = 1;
+		wr.opcode = IB_WR_SEND;
+		wr.send_flags = IB_SEND_SIGNALED;
+		if (*frag == nr - 1)	/* the peer wakes on the last one */
+			wr.send_flags |= IB_SEND_SOLICITED;
+
+		if (m->len) {
+			slot->dma_len = min_t(size_t, m->len - off,
+					      RDS_IB_FRAG_SIZE);
+			slot->dma = ib_dma_map_page(ibdev, m->pages[*frag],
+						    0, slot->dma_len,
+						    DMA_TO_DEVICE);
+			if (ib_dma_mapping_error(ibdev, slot->dma)) {
+				slot->dma = 0;
+				atomic_inc(&ic->send_free);
+				return -ENOMEM;
+			}
+			sge[1].addr = slot->dma;
+			sge[1].length = slot->dma_len;
+			sge[1].lkey = ic->rdev->pd->local_dma_lkey;
+			wr.num_sge = 2;
+		}
+		slot->msg = rds_msg_get(m);
+
+		ret = ib_post_send(ic->qp, &wr, NULL);
+		if (ret) {
+			rds_ib_send_unmap(ic, slot);
+			atomic_inc(&ic->send_free);
+			return ret;
+		}
+		ic->send_head = (i + 1) % ic->send_nr;
+		(*frag)++;
+	}
+	return 0;
+}
+
+static void rds_ib_ack_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rds_ib_conn *ic = cq->cq_context;
+
+	clear_bit(RDS_IB_ACK_IN_FLIGHT, &ic->flags);
+	if (wc->status != IB_WC_SUCCESS) {
+		rds_zc_conn_drop(ic->conn, "ACK completion error");
+		return;
+	}
+	rds_ib_send_ack(ic);	/* one more may have been asked for */
+}
+
+/**
+ * rds_ib_send_ack() - send an ACK frame if one is owed
+ * @ic: the connection
+ *
+ * At most one ACK frame is in flight; a request made meanwhile is served
+ * when it completes.  Callers set RDS_IB_ACK_REQUESTED first.
+ *
+ * Context: the completion handlers of a live incarnation.
+ */
+void rds_ib_send_ack(struct rds_ib_conn *ic)
+{
+	unsigned int i = ic->send_nr;	/* the header after the ring's */
+	struct rds_ib_hdr *h = &ic->send_hdrs[i];
+	struct ib_send_wr wr = {};
+	struct ib_sge sge;
+
+	while (test_bit(RDS_IB_ACK_REQUESTED, &ic->flags)) {
+		if (test_and_set_bit(RDS_IB_ACK_IN_FLIGHT, &ic->flags))
+			return;	/* its completion comes back here */
+		if (!test_and_clear_bit(RDS_IB_ACK_REQUESTED, &ic->flags)) {
+			clear_bit(RDS_IB_ACK_IN_FLIGHT, &ic->flags);
+			continue;
+		}
+
+		memset(h, 0, sizeof(*h));
+		h->h_ack = cpu_to_be64(atomic64_read(&ic->ack_next));
+		rds_ib_hdr_csum(h);
+		ib_dma_sync_single_for_device(ic->rdev->ibdev,
+					      rds_ib_hdr_dma(ic, i),
+					      sizeof(*h), DMA_TO_DEVICE);
+		sge.addr = rds_ib_hdr_dma(ic, i);
+		sge.length = sizeof(*h);
+		sge.lkey = ic->rdev->pd->local_dma_lkey;
+		ic->ack_cqe.done = rds_ib_ack_done;
+		wr.wr_cqe = &ic->ack_cqe;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		wr.opcode = IB_WR_SEND;
+		wr.send_flags = IB_SEND_SIGNALED | IB_SEND_SOLICITED;
+		if (ib_post_send(ic->qp, &wr, NULL)) {
+			clear_bit(RDS_IB_ACK_IN_FLIGHT, &ic->flags);
+			rds_zc_conn_drop(ic->conn, "ACK post failed");
+		}
+		return;
+	}
+}
