@@ -27,71 +27,8 @@ if [ "${RDS_NODE:-1}" != 1 ]; then
 	exit 0
 fi
 
-total=0
-failed=0
-
-emit() {	# ok|not ok, description
-	total=$((total + 1))
-	echo "$1 $total - $2"
-	[ "$1" = ok ] || failed=$((failed + 1))
-}
-
-# run_prog NAME LIMIT CMD...: run a TAP program, renumbering its results.
-run_prog() {
-	local name=$1 limit=$2
-	local line rest verdict planned='' ran=0 bad=0 rc log=/dev/null status
-	shift 2
-
-	if [ -n "${RESULTS:-}" ] && [ -d "$RESULTS" ]; then
-		log=$RESULTS/$name.tap
-		: > "$log"
-	fi
-	status=$(mktemp)
-	echo "# $name: $*"
-	while IFS= read -r line; do
-		echo "$line" >> "$log"
-		case $line in
-		1..*)
-			planned=${line#1..}
-			planned=${planned%%[!0-9]*}
-			if [ "$planned" = 0 ]; then
-				rest=${line#*#}
-				[ "$rest" = "$line" ] && rest=" SKIP no tests"
-				emit ok "$name #$rest"
-			fi
-			;;
-		"ok "* | "not ok "*)
-			ran=$((ran + 1))
-			[[ $line =~ ^(not ok|ok)\ +[0-9]*\ *(-\ *)?(.*)$ ]]
-			verdict=${BASH_REMATCH[1]}
-			emit "$verdict" "$name: ${BASH_REMATCH[3]}"
-			[ "$verdict" = ok ] || bad=1
-			;;
-		"Bail out!"*)
-			emit "not ok" "$name: ${line#Bail out!}"
-			bad=1
-			;;
-		"#"*)
-			echo "$line"
-			;;
-		*)
-			echo "# $line"
-			;;
-		esac
-	done < <(timeout -k 10 "$limit" "$@" 2>&1; echo $? > "$status")
-	rc=$(cat "$status")
-	rm -f "$status"
-
-	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
-		emit "not ok" "$name: killed after $limit s"
-	elif [ -z "$planned" ]; then
-		emit "not ok" "$name: no TAP plan (exit status $rc)"
-	elif [ "$planned" != 0 ] && [ "$ran" != "$planned" ]; then
-		emit "not ok" "$name: planned $planned results, got $ran (exit status $rc)"
-	elif [ "$rc" != 0 ] && [ "$rc" != 4 ] && [ "$bad" = 0 ]; then
-		emit "not ok" "$name: exit status $rc"
-	fi
-}
+# shellcheck source=lib_tap.sh
+. "$here/lib_tap.sh"
 
 echo "# RDS selftests on node ${RDS_NODE:-1} (${RDS_ADDR:-no address}), kernel $(uname -r), modules ${RDS_MODULES:-unset}"
 
@@ -109,6 +46,4 @@ else
 	run_prog kmemleak 300 "$here/kmemleak_check.sh"
 fi
 
-echo "1..$total"
-echo "# $((total - failed)) passed, $failed failed"
-[ "$failed" = 0 ]
+tap_finish
