@@ -1,0 +1,387 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# rds_faults.sh - RDS streams between two bench guests through faults, run
+# on both guests at once (tools/testing/vm/vm-run.sh --guests 2; run by
+# run_remote.sh).  Prints TAP, the plan last.
+#
+# Every case runs a counted stream (rds_stream) each way, 600 messages, one
+# every 10 ms, sizes from 100 bytes to 20 kB (one to five 4 KiB fragments),
+# and once 100 messages have arrived one guest breaks something:
+#
+#   link_cut	  node 1: every frame eth0 sends is dropped for 3 s (tc
+#		  netem, 100 % loss), the link stays up.  Both streams must
+#		  arrive whole: every message, intact, once, in order.  RDS
+#		  queues what is sent while the path is broken and sends it
+#		  once the QP has retransmitted or the connection is back;
+#		  the sender sees no error (at most a sendto() that blocks
+#		  while its send buffer is full).
+#   module_reload node 2: the receiving socket closes, the RDS modules of
+#		  node 2 (RDS_MODULES: ours or distro) are unloaded and
+#		  loaded again, and a new socket binds the same port, while
+#		  node 1 goes on sending.  What had to arrive: before the
+#		  unload, every message from the first up to the last one
+#		  received, in order; after the re-bind, every message that
+#		  node 1 sent after it learnt of the re-bind (the gate file),
+#		  in order and once; messages sent while no socket was bound
+#		  may be dropped (RDS drops what arrives for a port nobody is
+#		  bound to), and those the new socket gets must still come in
+#		  order, once each.  Then node 2 (its modules fresh) sends a
+#		  whole stream to node 1, which must arrive whole.
+#   rdma_link	  node 2: "rdma link del rxe0", 2 s, "rdma link add rxe0
+#		  type rxe netdev eth0".  Both streams must arrive whole.
+#   link_down	  node 1: "ip link set eth0 down", 3 s, "up" again.  Both
+#		  streams must arrive whole.  Only when named: with
+#		  Debian's 6.1 rxe, a QP that sent while its netdev was down
+#		  stays in RTS without ever retransmitting, so no RDS
+#		  connection through it recovers (the distribution's hangs
+#		  until one side reloads its modules, and poisons the cases
+#		  after it); on 6.12 the QP errors out but the distribution's
+#		  RDS never reconnects.  A default run reports it skipped.
+#
+# The end of a stream is a marker message that carries the count; the
+# receiver waits for it (120 s at most).  A sender keeps its socket open
+# until the receiving guest has written that it is done (a file in its
+# results folder), because closing the socket would drop what it still has
+# queued.  The guests synchronise with tools/testing/vm/guest-barrier.sh.
+#
+# Environment (from vm-run.sh): RDS_NODE, RDS_NODES, RDS_ADDR, RDS_PEER_ADDR,
+# RDS_MODULES, RDS_MODULE_DIR, RESULTS, RDS_VM_TOOLS.
+# Usage: rds_faults.sh [CASE...]	(default: link_cut module_reload rdma_link)
+
+# The case_* functions are called through "case_$c".
+# shellcheck disable=SC2317
+
+set -u
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=rds_modules.sh
+. "$here/rds_modules.sh"
+
+STREAM=$here/rds_stream
+BARRIER=${RDS_VM_TOOLS:-$here/../../../vm}/guest-barrier.sh
+DEFAULT_CASES=(link_cut module_reload rdma_link)
+COUNT=600		# messages per stream
+INTERVAL=10		# ms between two messages
+TRIGGER=100		# messages received before the fault
+RECV_LIMIT=120		# s for a stream's end marker to arrive
+SEND_LIMIT=200		# s for a sender, its wait for the receiver included
+DEV=rxe0
+
+n=0
+failures=0
+pids=()
+
+result() {	# result STATUS NAME: 0 pass, else fail
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failures=$((failures + 1))
+	fi
+}
+
+diag() {
+	local line
+
+	while IFS= read -r line; do
+		echo "# $line"
+	done <<< "$*"
+}
+
+cleanup() {
+	local p
+
+	for p in "${pids[@]}"; do
+		kill "$p" 2>/dev/null
+	done
+}
+
+barrier() {
+	local out
+
+	if ! out=$("$BARRIER" "fault-$1" 180 2>&1); then
+		diag "$out"
+		return 1
+	fi
+}
+
+wait_file() {	# wait_file FILE SECS
+	local i
+
+	for ((i = 0; i < $2 * 10; i++)); do
+		[ -e "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+wait_progress() {	# wait_progress RECV_OUTPUT SECS
+	local i
+
+	for ((i = 0; i < $2 * 10; i++)); do
+		grep -q '^progress:' "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+wait_for() {	# wait_for SECS COMMAND...
+	local limit=$1 i
+
+	shift
+	for ((i = 0; i < limit * 5; i++)); do
+		"$@" > /dev/null 2>&1 && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+link_up() {
+	[ "$(cat "/sys/class/net/$netdev/operstate")" = up ]
+}
+
+rxe_active() {
+	rdma link show "$DEV/1" | grep -q 'state ACTIVE'
+}
+
+# Start a program in the background, its output in FILE; its pid in $!.
+bg() {	# bg FILE CMD...
+	local out=$1
+
+	shift
+	"$@" > "$out" 2>&1 &
+	pids+=($!)
+}
+
+# Wait for a background program; one result from its exit status, its
+# summary as diagnostics.
+judge() {	# judge PID OUTFILE NAME
+	local rc=0
+
+	wait "$1" || rc=$?
+	diag "$(cat "$2")"
+	[ "$rc" -ne 0 ] && diag "exit status $rc"
+	result "$rc" "$3"
+	return "$rc"
+}
+
+# Ports of case number c: node K receives on base + K, sends from
+# base + 10 + K; the reverse stream of module_reload uses base + 20 + K and
+# base + 30 + K.
+port() {	# port CASE_NO OFFSET NODE
+	echo $((22000 + 100 * $1 + $2 + $3))
+}
+
+# Both ways at once, one node breaks something: start both streams, call
+# FAULT on the faulting node once the streams flow, judge both ends.
+two_streams() {	# two_streams NAME CASE_NO FAULT_NODE FAULT_FN
+	local name=$1 c=$2 fnode=$3 fault=$4 rpid spid rc
+
+	bg "$work/$name.recv" "$STREAM" recv \
+		-b "$RDS_ADDR:$(port "$c" 0 "$me")" \
+		-f "$RDS_PEER_ADDR:$(port "$c" 10 "$peer")" \
+		-T "$RECV_LIMIT" -r "$work/$name.ready" -P "$TRIGGER"
+	rpid=$!
+	wait_file "$work/$name.ready" 10 || diag "the receiver did not bind in 10 s"
+	if ! barrier "$name-bound"; then
+		result 1 "$name: both guests ready"
+		kill "$rpid" 2>/dev/null
+		return
+	fi
+	bg "$work/$name.send" "$STREAM" send \
+		-b "$RDS_ADDR:$(port "$c" 10 "$me")" \
+		-t "$RDS_PEER_ADDR:$(port "$c" 0 "$peer")" \
+		-n "$COUNT" -i "$INTERVAL" -T "$SEND_LIMIT" \
+		-w "$peer_work/$name.received"
+	spid=$!
+	if [ "$me" = "$fnode" ]; then
+		# Both streams flow (this one has, and both began together).
+		wait_progress "$work/$name.recv" 30 ||
+			diag "no $TRIGGER messages from node $peer in 30 s; breaking things anyway"
+		"$fault"
+		rc=$?
+		result "$rc" "$name: $fault_desc"
+	fi
+	judge "$rpid" "$work/$name.recv" "$name: stream from node $peer arrived whole, in order, once"
+	touch "$work/$name.received"
+	judge "$spid" "$work/$name.send" "$name: stream to node $peer sent without error"
+	barrier "$name-done" || result 1 "$name: both guests done"
+}
+
+fault_link_down() {
+	local t0
+
+	t0=$(date +%s%N)
+	ip link set "$netdev" down || return 1
+	sleep 3
+	ip link set "$netdev" up || return 1
+	if ! wait_for 20 link_up; then
+		diag "$netdev not up 20 s after 'ip link set up'"
+		return 1
+	fi
+	if ! wait_for 30 rxe_active; then
+		diag "$DEV not ACTIVE 30 s after $netdev came up: $(rdma link show 2>&1)"
+		return 1
+	fi
+	diag "$netdev down, then up and $DEV ACTIVE after $((($(date +%s%N) - t0) / 1000000)) ms"
+}
+
+# Frames that eth0 sends vanish for 3 s (netem, 100 % loss), while the
+# link stays up: a cut the local stack does not see, like a cable pulled at
+# a switch.  The peer's frames still arrive, but every ACK is lost too.
+fault_link_cut() {
+	local out
+
+	if ! out=$(tc qdisc add dev "$netdev" root netem loss 100% 2>&1); then
+		diag "tc qdisc add dev $netdev root netem loss 100%: $out"
+		return 1
+	fi
+	sleep 3
+	if ! out=$(tc qdisc del dev "$netdev" root 2>&1); then
+		diag "tc qdisc del dev $netdev root: $out"
+		return 1
+	fi
+}
+
+case_link_cut() {
+	fault_desc="every frame $netdev sends lost for 3 s"
+	# loaded now so that the cut lasts 3 s, not 3 s and a module load
+	modprobe sch_netem 2>/dev/null
+	two_streams link_cut 4 1 fault_link_cut
+}
+
+case_link_down() {
+	fault_desc="$netdev down for 3 s, up again"
+	two_streams link_down 1 1 fault_link_down
+}
+
+fault_rdma_link() {
+	local out
+
+	if ! out=$(rdma link del "$DEV" 2>&1); then
+		diag "rdma link del $DEV: $out"
+		return 1
+	fi
+	sleep 2
+	if ! out=$(rdma link add "$DEV" type rxe netdev "$netdev" 2>&1); then
+		diag "rdma link add $DEV: $out"
+		return 1
+	fi
+	if ! wait_for 30 rxe_active; then
+		diag "$DEV not ACTIVE 30 s after 'rdma link add': $(rdma link show 2>&1)"
+		return 1
+	fi
+}
+
+case_rdma_link() {
+	fault_desc="rdma link del $DEV for 2 s, add again"
+	two_streams rdma_link 3 2 fault_rdma_link
+}
+
+# Node 2 reloads its modules under node 1's stream, then sends a stream of
+# its own.
+case_module_reload() {
+	local name=module_reload c=2 r1 r2 s rr rs out first last rc
+
+	if [ "$me" = 2 ]; then
+		bg "$work/$name.recv1" "$STREAM" recv \
+			-b "$RDS_ADDR:$(port "$c" 0 "$me")" \
+			-f "$RDS_PEER_ADDR:$(port "$c" 10 "$peer")" \
+			-T "$RECV_LIMIT" -d 2 -r "$work/$name.ready1"
+		r1=$!
+		wait_file "$work/$name.ready1" 10 || diag "the receiver did not bind in 10 s"
+		barrier "$name-bound" || { result 1 "$name: both guests ready"; return; }
+		judge "$r1" "$work/$name.recv1" "$name: before the unload, every message arrived, in order, once"
+
+		# The socket is closed: unload, load again, bind again.
+		out=$(rds_modules_unload 2>&1)
+		rc=$?
+		[ -n "$out" ] && diag "$out"
+		result "$rc" "$name: modules ($RDS_MODULES) unloaded with traffic coming in"
+		sleep 1
+		out=$(rds_modules_load 2>&1)
+		rc=$?
+		[ -n "$out" ] && diag "$out"
+		result "$rc" "$name: modules ($RDS_MODULES) loaded again"
+
+		bg "$work/$name.recv2" "$STREAM" recv \
+			-b "$RDS_ADDR:$(port "$c" 0 "$me")" \
+			-f "$RDS_PEER_ADDR:$(port "$c" 10 "$peer")" \
+			-T "$RECV_LIMIT" -r "$work/$name.ready2"
+		r2=$!
+		wait_file "$work/$name.ready2" 10 || diag "the new receiver did not bind in 10 s"
+		touch "$work/$name.rebound"
+		bg "$work/$name.rsend" "$STREAM" send \
+			-b "$RDS_ADDR:$(port "$c" 30 "$me")" \
+			-t "$RDS_PEER_ADDR:$(port "$c" 20 "$peer")" \
+			-n "$COUNT" -i "$INTERVAL" -T "$SEND_LIMIT" \
+			-w "$peer_work/$name.rreceived"
+		rs=$!
+		judge "$r2" "$work/$name.recv2" "$name: after the re-bind, every message due arrived, in order, once"
+		touch "$work/$name.received"
+		# Not required, but worth knowing: a message that reached both
+		# the old and the new socket.
+		last=$(sed -n 's/^recv: [0-9]* messages from [^ ]* ([0-9]* \.\. \([0-9]*\)).*/\1/p' "$work/$name.recv1")
+		first=$(sed -n 's/^recv: [0-9]* messages from [^ ]* (\([0-9]*\) \.\. .*/\1/p' "$work/$name.recv2")
+		if [ -n "$last" ] && [ -n "$first" ] && [ "$first" -le "$last" ]; then
+			diag "messages $first .. $last reached both the old and the new socket"
+		fi
+		judge "$rs" "$work/$name.rsend" "$name: stream to node $peer sent without error after the reload"
+	else
+		bg "$work/$name.rrecv" "$STREAM" recv \
+			-b "$RDS_ADDR:$(port "$c" 20 "$me")" \
+			-f "$RDS_PEER_ADDR:$(port "$c" 30 "$peer")" \
+			-T "$((RECV_LIMIT + 60))" -r "$work/$name.rready"
+		rr=$!
+		wait_file "$work/$name.rready" 10 || diag "the receiver did not bind in 10 s"
+		barrier "$name-bound" || { result 1 "$name: both guests ready"; return; }
+		bg "$work/$name.send" "$STREAM" send \
+			-b "$RDS_ADDR:$(port "$c" 10 "$me")" \
+			-t "$RDS_PEER_ADDR:$(port "$c" 0 "$peer")" \
+			-g "$peer_work/$name.rebound" -m 200 -i "$INTERVAL" \
+			-T "$SEND_LIMIT" -w "$peer_work/$name.received"
+		s=$!
+		judge "$s" "$work/$name.send" "$name: stream to node $peer sent without error through its reload"
+		judge "$rr" "$work/$name.rrecv" "$name: stream from node $peer after its reload arrived whole, in order, once"
+		touch "$work/$name.rreceived"
+	fi
+	barrier "$name-done" || result 1 "$name: both guests done"
+}
+
+# ------------------------------------------------------------------ main
+
+if [ "${RDS_NODES:-0}" != 2 ] || [ -z "${RDS_PEER_ADDR:-}" ] ||
+   [ -z "${RESULTS:-}" ]; then
+	echo "1..0 # SKIP needs two bench guests (RDS_NODES=2, RDS_PEER_ADDR, RESULTS)"
+	exit 0
+fi
+me=$RDS_NODE
+peer=$((3 - me))
+work=$RESULTS/faults
+peer_work=$(dirname "$RESULTS")/guest$peer/faults
+mkdir -p "$work"
+netdev=$(rdma link show "$DEV/1" 2>/dev/null | sed -n 's/.*netdev \([^ ]*\).*/\1/p')
+netdev=${netdev:-eth0}
+trap cleanup EXIT
+
+cases=("$@")
+[ ${#cases[@]} -gt 0 ] || cases=("${DEFAULT_CASES[@]}")
+for c in "${cases[@]}"; do
+	if [ "$(type -t "case_$c")" != function ]; then
+		echo "Bail out! no case $c"
+		exit 1
+	fi
+done
+echo "# node $me ($RDS_ADDR, modules ${RDS_MODULES:-unset}), peer $RDS_PEER_ADDR, $DEV on $netdev"
+for c in "${cases[@]}"; do
+	echo "# $c"
+	"case_$c"
+done
+if [ $# -eq 0 ]; then
+	n=$((n + 1))
+	echo "ok $n - link_down # SKIP only when named: the distribution does not recover from it over rxe (see rds_faults.sh)"
+fi
+echo "1..$n"
+exit $((failures > 0))

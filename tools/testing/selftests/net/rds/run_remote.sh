@@ -1,0 +1,54 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run_remote.sh - the two-guest RDS selftests, for
+# tools/testing/vm/vm-run.sh:
+#
+#   tools/testing/vm/vm-run.sh --kernel 6.1 --guests 2 --modules distro -- \
+#	tools/testing/selftests/net/rds/run_remote.sh
+#
+# --modules ours,distro (or distro,ours, ours,ours) pairs our modules with
+# the distribution's: each guest runs the same tests with the modules it
+# loaded (RDS_MODULES), against the other guest.
+#
+# Arguments, if any, name the fault cases to run (rds_faults.sh; both guests
+# get the same arguments), e.g. "link_down" for the one that is not run by
+# default.
+#
+# On both nodes it builds the test programs if needed, then runs rds_remote
+# (the two programs talk to each other) and rds_faults.sh (both guests
+# together, synchronised by guest-barrier.sh), merging their TAP into one
+# stream per guest like run_guest.sh: every result renumbered and named
+# after its program, the plan last.  Exit status 0 iff nothing failed.  Each
+# program's own output is also kept in $RESULTS/<program>.tap, the fault
+# streams' summaries in $RESULTS/faults/.
+#
+# Environment (from vm-run.sh): RDS_NODE, RDS_NODES, RDS_ADDR,
+# RDS_PEER_ADDR, RDS_MODULES, RDS_MODULES_ALL, RDS_MODULE_DIR, RDS_VM_TOOLS,
+# RESULTS.
+
+set -u
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+if [ "${RDS_NODES:-0}" != 2 ] || [ -z "${RDS_PEER_ADDR:-}" ]; then
+	echo "1..0 # SKIP the two-guest selftests need vm-run.sh --guests 2"
+	exit 0
+fi
+
+# shellcheck source=lib_tap.sh
+. "$here/lib_tap.sh"
+
+echo "# two-guest RDS selftests on node $RDS_NODE ($RDS_ADDR, modules ${RDS_MODULES:-unset} of ${RDS_MODULES_ALL:-unset}), peer $RDS_PEER_ADDR, kernel $(uname -r)"
+
+# The programs come from the host's build; make only fills in what is missing.
+if ! out=$(make -s -C "$here" 2>&1); then
+	echo "# $out" | sed '2,$s/^/# /'
+	emit "not ok" "build the selftests"
+else
+	export RDS_NODE RDS_NODES RDS_ADDR RDS_PEER_ADDR RDS_MODULES RDS_MODULE_DIR RESULTS
+	run_prog rds_remote 240 "$here/rds_remote"
+	run_prog rds_faults 480 "$here/rds_faults.sh" "$@"
+fi
+
+tap_finish
