@@ -225,6 +225,9 @@ static void rds_conn_send_locked(struct rds_conn *conn)
 					    conn->xmit_msg->flags);
 		}
 		ret = conn->trans->xmit(conn, conn->xmit_msg, &conn->xmit_frag);
+		if (ret)
+			trace_rds_conn_xmit_stop(conn, conn->xmit_msg->seq,
+						 conn->xmit_frag, ret);
 		if (ret == -EAGAIN)
 			break;
 		if (ret) {

@@ -67,6 +67,12 @@ static void rds_ib_teardown(struct rds_ib_conn *ic)
 		ic->rx_msg = NULL;
 	}
 	ic->flags = 0;
+	/*
+	 * Nothing is acknowledged on the next QP before something arrives
+	 * on it: the peer may have restarted its numbering, and an old,
+	 * higher number would release its new messages unseen (wire 2.3).
+	 */
+	atomic64_set(&ic->ack_next, 0);
 }
 
 /*

@@ -17,16 +17,17 @@ static int __init rds_zc_init(void)
 	ret = rds_conn_init();
 	if (ret)
 		return ret;
-	ret = rds_sysctl_init();
-	if (ret)
-		goto out_conn;
+	/* First: it fails cleanly when the distribution's rds is loaded. */
 	ret = rds_socket_init();
 	if (ret)
-		goto out_sysctl;
+		goto out_conn;
+	ret = rds_sysctl_init();
+	if (ret)
+		goto out_socket;
 	return 0;
 
-out_sysctl:
-	rds_sysctl_exit();
+out_socket:
+	rds_socket_exit();
 out_conn:
 	rds_conn_exit();
 	return ret;
@@ -34,8 +35,8 @@ out_conn:
 
 static void __exit rds_zc_exit(void)
 {
-	rds_socket_exit();
 	rds_sysctl_exit();
+	rds_socket_exit();
 	rds_conn_exit();
 	rds_cong_exit();
 }

@@ -161,6 +161,22 @@ DEFINE_EVENT(rds_conn_msg_class, rds_conn_xmit,
 	     TP_PROTO(const void *conn, u64 seq, size_t len, u8 flags),
 	     TP_ARGS(conn, seq, len, flags));
 
+/* The transport stopped taking a message: ring full (-EAGAIN) or error. */
+TRACE_EVENT(rds_conn_xmit_stop,
+	    TP_PROTO(const void *conn, u64 seq, unsigned int frag, int ret),
+	    TP_ARGS(conn, seq, frag, ret),
+	    TP_STRUCT__entry(__field(const void *, conn)
+			     __field(u64, seq)
+			     __field(unsigned int, frag)
+			     __field(int, ret)),
+	    TP_fast_assign(__entry->conn = conn;
+			   __entry->seq = seq;
+			   __entry->frag = frag;
+			   __entry->ret = ret;),
+	    TP_printk("conn=%p seq=%llu frag=%u ret=%d", __entry->conn,
+		      __entry->seq, __entry->frag, __entry->ret)
+);
+
 /* The peer acknowledged a message: it leaves the connection. */
 DEFINE_EVENT(rds_conn_msg_class, rds_conn_acked,
 	     TP_PROTO(const void *conn, u64 seq, size_t len, u8 flags),
