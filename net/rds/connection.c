@@ -188,6 +188,7 @@ static struct rds_msg *rds_conn_pick(struct rds_conn *conn)
 				     conn_item);
 	if (m) {
 		list_move_tail(&m->conn_item, &conn->retrans);
+		m->xmit_jiffies = jiffies;
 		if (!conn->unacked_pkts || conn->unacked_bytes < m->len ||
 		    list_empty(&conn->send_queue))
 			m->flags |= RDS_FLAG_ACK_REQUIRED;
@@ -267,6 +268,37 @@ static void rds_conn_push(struct rds_conn *conn)
 	}
 }
 
+/*
+ * A connection whose oldest message waits longer than unacked_timeout_ms
+ * for its acknowledgment is dead even if the transport did not notice (a
+ * soft-RoCE QP can stall in RTS after its link went down): drop it, and
+ * the reconnect resends what the peer may not have.
+ */
+static void rds_conn_watchdog_work(struct work_struct *work)
+{
+	struct rds_conn *conn = container_of(to_delayed_work(work),
+					     struct rds_conn, watchdog_w);
+	unsigned int ms = rds_sysctl_unacked_timeout_ms();
+	unsigned long timeout = msecs_to_jiffies(ms);
+	bool stalled = false;
+	struct rds_msg *m;
+
+	if (rds_conn_state(conn) != RDS_CONN_UP ||
+	    test_bit(RDS_CONN_DEAD, &conn->flags))
+		return;
+	spin_lock_bh(&conn->lock);
+	m = list_first_entry_or_null(&conn->retrans, struct rds_msg, conn_item);
+	if (ms && m && time_after(jiffies, m->xmit_jiffies + timeout))
+		stalled = true;
+	spin_unlock_bh(&conn->lock);
+	if (stalled) {
+		rds_stat_inc(RDS_STAT_CONN_ACK_TIMEOUT);
+		rds_zc_conn_drop(conn, "no ACK progress");
+		return;
+	}
+	queue_delayed_work(rds_conn_wq, &conn->watchdog_w, HZ);
+}
+
 static void rds_conn_shutdown_work(struct work_struct *work)
 {
 	struct rds_conn *conn = container_of(work, struct rds_conn, shutdown_w);
@@ -343,6 +375,7 @@ struct rds_conn *rds_zc_conn_get(struct net *net, __be32 laddr, __be32 faddr,
 	new->unacked_bytes = rds_sysctl_max_unacked_bytes();
 	mutex_init(&new->work_mutex);
 	INIT_DELAYED_WORK(&new->connect_w, rds_conn_connect_work);
+	INIT_DELAYED_WORK(&new->watchdog_w, rds_conn_watchdog_work);
 	INIT_WORK(&new->send_w, rds_conn_send_work);
 	INIT_WORK(&new->shutdown_w, rds_conn_shutdown_work);
 
@@ -426,6 +459,7 @@ void rds_zc_conn_connected(struct rds_conn *conn)
 	WRITE_ONCE(conn->reconnect_delay, 0);
 	set_bit(RDS_CONN_CONG_PENDING, &conn->flags);
 	queue_work(rds_conn_wq, &conn->send_w);
+	mod_delayed_work(rds_conn_wq, &conn->watchdog_w, HZ);
 }
 EXPORT_SYMBOL_GPL(rds_zc_conn_connected);
 
@@ -659,6 +693,7 @@ static void rds_conn_destroy(struct rds_conn *conn)
 
 	set_bit(RDS_CONN_DEAD, &conn->flags);
 	cancel_delayed_work_sync(&conn->connect_w);
+	cancel_delayed_work_sync(&conn->watchdog_w);
 	cancel_work_sync(&conn->shutdown_w);
 	cancel_work_sync(&conn->send_w);
 

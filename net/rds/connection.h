@@ -100,6 +100,7 @@ struct rds_conn {
 	unsigned long	reconnect_delay;	/* jiffies; 0 after UP */
 
 	struct delayed_work connect_w;
+	struct delayed_work watchdog_w;	/* ACK progress while UP */
 	struct work_struct send_w;
 	struct work_struct shutdown_w;
 

@@ -38,6 +38,7 @@ struct rds_msg {
 	struct list_head conn_item;	/* on a connection's queues, its lock */
 	struct rds_sock	*rs;		/* sender while queued, referenced */
 	u64		seq;
+	unsigned long	xmit_jiffies;	/* when the connection last picked it */
 	__be16		sport;
 	__be16		dport;
 	u8		flags;		/* RDS_FLAG_* */

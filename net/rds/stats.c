@@ -33,6 +33,7 @@ static const char * const rds_stat_names[RDS_STAT_NR] = {
 	[RDS_STAT_CONN_ACCEPT]	= "conn_accept",
 	[RDS_STAT_CONN_UP]	= "conn_up",
 	[RDS_STAT_CONN_DROP]	= "conn_drop",
+	[RDS_STAT_CONN_ACK_TIMEOUT]	= "conn_ack_timeout",
 	[RDS_STAT_CONN_RECONNECT]	= "conn_reconnect_queued",
 	[RDS_STAT_SEND_QUEUED]	= "send_queued",
 	[RDS_STAT_SEND_XMIT]	= "send_xmit",

@@ -6,6 +6,8 @@
  *  reconnect_max_delay_ms	its ceiling (1000)
  *  max_unacked_packets		messages sent before one asks for an ACK (8)
  *  max_unacked_bytes		bytes sent before one asks for an ACK (16 MiB)
+ *  unacked_timeout_ms		a connection whose oldest message waits this
+ *				long for its ACK is reconnected (10000; 0: never)
  */
 #include <linux/sysctl.h>
 #include <net/net_namespace.h>
@@ -16,6 +18,7 @@ unsigned int rds_sysctl_reconnect_min_delay_ms = 1;
 unsigned int rds_sysctl_reconnect_max_delay_ms = 1000;
 unsigned int rds_sysctl_max_unacked_packets_val = 8;
 unsigned int rds_sysctl_max_unacked_bytes_val = 16 << 20;
+unsigned int rds_sysctl_unacked_timeout_ms_val = 10 * 1000;
 
 static unsigned int rds_sysctl_one = 1;
 static unsigned int rds_sysctl_delay_max = 60 * 1000;
@@ -49,6 +52,13 @@ static struct ctl_table rds_sysctl_table[] = {
 	{
 		.procname	= "max_unacked_bytes",
 		.data		= &rds_sysctl_max_unacked_bytes_val,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec,
+	},
+	{
+		.procname	= "unacked_timeout_ms",
+		.data		= &rds_sysctl_unacked_timeout_ms_val,
 		.maxlen		= sizeof(unsigned int),
 		.mode		= 0644,
 		.proc_handler	= proc_douintvec,

@@ -11,6 +11,12 @@ extern unsigned int rds_sysctl_reconnect_min_delay_ms;
 extern unsigned int rds_sysctl_reconnect_max_delay_ms;
 extern unsigned int rds_sysctl_max_unacked_packets_val;
 extern unsigned int rds_sysctl_max_unacked_bytes_val;
+extern unsigned int rds_sysctl_unacked_timeout_ms_val;
+
+static inline unsigned int rds_sysctl_unacked_timeout_ms(void)
+{
+	return READ_ONCE(rds_sysctl_unacked_timeout_ms_val);
+}
 
 static inline unsigned int rds_sysctl_reconnect_min_ms(void)
 {
