@@ -37,9 +37,11 @@
 #		  connection through it recovers (the distribution's hangs
 #		  until one side reloads its modules, and poisons the cases
 #		  after it); on 6.12 the QP errors out but the distribution's
-#		  RDS never reconnects.  A default run reports it skipped,
-#		  except with our modules on both guests, whose ACK
-#		  watchdog (net.rds.unacked_timeout_ms) reconnects.
+#		  RDS never reconnects.  A default run reports it skipped.
+#		  Our modules' ACK watchdog (net.rds.unacked_timeout_ms)
+#		  reconnects the stalled QP, but the new connection does
+#		  not always come up over rxe afterwards (1 pass, 1 hang
+#		  in ours,ours so far): not yet part of the default run.
 #
 # The end of a stream is a marker message that carries the count; the
 # receiver waits for it (120 s at most).  A sender keeps its socket open
@@ -63,11 +65,6 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 STREAM=$here/rds_stream
 BARRIER=${RDS_VM_TOOLS:-$here/../../../vm}/guest-barrier.sh
 DEFAULT_CASES=(link_cut module_reload rdma_link)
-# Our modules on both guests recover from link_down (their ACK watchdog
-# reconnects a stalled QP), so there it runs by default.
-case ${RDS_MODULES_ALL:-} in
-ours | ours,ours) DEFAULT_CASES+=(link_down) ;;
-esac
 COUNT=600		# messages per stream
 INTERVAL=10		# ms between two messages
 TRIGGER=100		# messages received before the fault
@@ -386,7 +383,7 @@ for c in "${cases[@]}"; do
 	echo "# $c"
 	"case_$c"
 done
-if [ $# -eq 0 ] && [[ " ${DEFAULT_CASES[*]} " != *" link_down "* ]]; then
+if [ $# -eq 0 ]; then
 	n=$((n + 1))
 	echo "ok $n - link_down # SKIP only when named: the distribution does not recover from it over rxe (see rds_faults.sh)"
 fi
