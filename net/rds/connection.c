@@ -31,7 +31,6 @@
 static struct hlist_head rds_conn_hash[1 << RDS_CONN_HASH_BITS];
 static LIST_HEAD(rds_conn_list);
 static DEFINE_SPINLOCK(rds_conn_lock);	/* writers of hash and list */
-static atomic_t rds_conn_nr = ATOMIC_INIT(0);
 
 /* Connect, send and shutdown work of every connection. */
 static struct workqueue_struct *rds_conn_wq;
@@ -393,7 +392,6 @@ struct rds_conn *rds_zc_conn_get(struct net *net, __be32 laddr, __be32 faddr,
 		hlist_add_head_rcu(&new->hash_node,
 				   rds_conn_bucket(net, laddr, faddr, tos));
 		list_add_tail_rcu(&new->all_item, &rds_conn_list);
-		atomic_inc(&rds_conn_nr);
 		conn = new;
 		new = NULL;
 	}
@@ -743,7 +741,6 @@ void rds_conn_destroy_all(const struct rds_transport *trans)
 			continue;
 		hlist_del_rcu(&conn->hash_node);
 		list_del_rcu(&conn->all_item);
-		atomic_dec(&rds_conn_nr);
 		list_add_tail(&conn->all_item, &dead);
 	}
 	spin_unlock_bh(&rds_conn_lock);
@@ -751,16 +748,6 @@ void rds_conn_destroy_all(const struct rds_transport *trans)
 
 	list_for_each_entry_safe(conn, tmp, &dead, all_item)
 		rds_conn_destroy(conn);
-}
-
-/**
- * rds_conn_count() - how many connection objects exist
- *
- * Return: the number, for RDS_INFO.
- */
-unsigned int rds_conn_count(void)
-{
-	return atomic_read(&rds_conn_nr);
 }
 
 /**

@@ -136,7 +136,6 @@ void rds_conn_cong_changed(struct net *net, __be32 laddr);
 unsigned int rds_conn_cancel(struct rds_sock *rs, __be32 daddr, __be16 dport,
 			     bool any_dest);
 void rds_conn_destroy_all(const struct rds_transport *trans);
-unsigned int rds_conn_count(void);
 int rds_conn_init(void);
 void rds_conn_exit(void);
 

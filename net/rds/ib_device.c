@@ -202,11 +202,8 @@ struct rds_ib_device *rds_ib_device_for_addr(struct net *net, __be32 addr)
 			    RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(id))
 		return NULL;
-	if (!rdma_bind_addr(id, (struct sockaddr *)&sin) && id->device) {
-		mutex_lock(&rds_ib_devices_lock);
-		rdev = rds_ib_device_find(id->device);
-		mutex_unlock(&rds_ib_devices_lock);
-	}
+	if (!rdma_bind_addr(id, (struct sockaddr *)&sin) && id->device)
+		rdev = rds_ib_device_get(id->device);
 	rdma_destroy_id(id);
 	return rdev;
 }

@@ -113,6 +113,18 @@ static u64 rds_ib_hdr_dma(struct rds_ib_conn *ic, unsigned int i)
 	return ic->send_hdrs_dma + i * sizeof(struct rds_ib_hdr);
 }
 
+/* Checksum header @i, hand it to the device and describe it as an SGE. */
+static void rds_ib_hdr_seal(struct rds_ib_conn *ic, unsigned int i,
+			    struct ib_sge *sge)
+{
+	rds_ib_hdr_csum(&ic->send_hdrs[i]);
+	ib_dma_sync_single_for_device(ic->rdev->ibdev, rds_ib_hdr_dma(ic, i),
+				      sizeof(struct rds_ib_hdr), DMA_TO_DEVICE);
+	sge->addr = rds_ib_hdr_dma(ic, i);
+	sge->length = sizeof(struct rds_ib_hdr);
+	sge->lkey = ic->rdev->pd->local_dma_lkey;
+}
+
 /* Take a free slot, or note that xmit waits for one. */
 static bool rds_ib_send_slot_get(struct rds_ib_conn *ic)
 {
@@ -170,13 +182,8 @@ int rds_ib_xmit(struct rds_conn *conn, struct rds_msg *m, unsigned int *frag)
 		h->h_dport = m->dport;
 		h->h_flags = m->flags;
 		memcpy(h->h_exthdr, m->exthdr, sizeof(h->h_exthdr));
-		rds_ib_hdr_csum(h);
-		ib_dma_sync_single_for_device(ibdev, rds_ib_hdr_dma(ic, i),
-					      sizeof(*h), DMA_TO_DEVICE);
+		rds_ib_hdr_seal(ic, i, &sge[0]);
 
-		sge[0].addr = rds_ib_hdr_dma(ic, i);
-		sge[0].length = sizeof(*h);
-		sge[0].lkey = ic->rdev->pd->local_dma_lkey;
 		memset(&wr, 0, sizeof(wr));
 		wr.wr_cqe = &slot->cqe;
 		wr.sg_list = sge;
@@ -254,13 +261,7 @@ void rds_ib_send_ack(struct rds_ib_conn *ic)
 
 		memset(h, 0, sizeof(*h));
 		h->h_ack = cpu_to_be64(atomic64_read(&ic->ack_next));
-		rds_ib_hdr_csum(h);
-		ib_dma_sync_single_for_device(ic->rdev->ibdev,
-					      rds_ib_hdr_dma(ic, i),
-					      sizeof(*h), DMA_TO_DEVICE);
-		sge.addr = rds_ib_hdr_dma(ic, i);
-		sge.length = sizeof(*h);
-		sge.lkey = ic->rdev->pd->local_dma_lkey;
+		rds_ib_hdr_seal(ic, i, &sge);
 		ic->ack_cqe.done = rds_ib_ack_done;
 		wr.wr_cqe = &ic->ack_cqe;
 		wr.sg_list = &sge;

@@ -89,6 +89,26 @@ static int rds_send_check_cmsgs(struct msghdr *msg)
 }
 
 /*
+ * Wait until the destination port is not congested.  A refusal with
+ * ENOBUFS is remembered for poll(), with the generation read before the
+ * test so that poll() sees any later change.
+ */
+static int rds_send_cong_wait(struct rds_sock *rs, __be32 daddr, __be16 dport,
+			      bool nonblock, long *timeo)
+{
+	unsigned int gen = rds_cong_generation();
+	int ret;
+
+	ret = rds_cong_wait(sock_net(&rs->sk), daddr, dport, nonblock, timeo,
+			    &rs->cong_mon);
+	if (ret == -ENOBUFS) {
+		WRITE_ONCE(rs->cong_seen_gen, gen);
+		WRITE_ONCE(rs->cong_seen, true);
+	}
+	return ret;
+}
+
+/*
  * Charge the message to the sender's buffer, waiting for room unless
  * non-blocking.  Return: 0, -EAGAIN, -ETIMEDOUT, -EINTR/-ERESTARTSYS.
  */
@@ -128,7 +148,6 @@ static int rds_send_remote(struct rds_sock *rs, const struct rds_transport *tran
 	struct net *net = sock_net(&rs->sk);
 	struct rds_msg *m = *mp;
 	struct rds_conn *conn;
-	unsigned int gen;
 	int ret;
 
 	if (!trans || !trans->xmit)
@@ -137,15 +156,9 @@ static int rds_send_remote(struct rds_sock *rs, const struct rds_transport *tran
 	if (IS_ERR(conn))
 		return PTR_ERR(conn);
 
-	gen = rds_cong_generation();
-	ret = rds_cong_wait(net, daddr, dport, nonblock, timeo, &rs->cong_mon);
-	if (ret) {
-		if (ret == -ENOBUFS) {
-			WRITE_ONCE(rs->cong_seen_gen, gen);
-			WRITE_ONCE(rs->cong_seen, true);
-		}
+	ret = rds_send_cong_wait(rs, daddr, dport, nonblock, timeo);
+	if (ret)
 		return ret;
-	}
 	ret = rds_send_charge(rs, m, nonblock, timeo);
 	if (ret)
 		return ret;
@@ -183,7 +196,6 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	__be32 saddr, daddr;
 	__be16 sport, dport;
 	struct rds_msg *m;
-	unsigned int gen;
 	u8 tos;
 	int ret;
 
@@ -226,16 +238,9 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 		goto sent;
 	}
 
-	/* Read before the test, so that poll() sees any later change. */
-	gen = rds_cong_generation();
-	ret = rds_cong_wait(net, daddr, dport, nonblock, &timeo, &rs->cong_mon);
-	if (ret) {
-		if (ret == -ENOBUFS) {
-			WRITE_ONCE(rs->cong_seen_gen, gen);
-			WRITE_ONCE(rs->cong_seen, true);
-		}
+	ret = rds_send_cong_wait(rs, daddr, dport, nonblock, &timeo);
+	if (ret)
 		goto out;
-	}
 
 	ret = rds_loop_xmit(net, m, saddr, sport, daddr, dport);
 	if (ret)
