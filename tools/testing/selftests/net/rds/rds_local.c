@@ -37,6 +37,7 @@
 #include <linux/rds.h>
 
 #include "rds_test.h"
+#include "rds_sock_util.h"
 
 #ifndef AF_RDS
 #define AF_RDS 21
@@ -71,19 +72,6 @@ static struct in_addr in_addr_of(const char *dotted)
 	if (inet_pton(AF_INET, dotted, &a) != 1)
 		a.s_addr = htonl(INADDR_NONE);
 	return a;
-}
-
-static const char *sin_str(const struct sockaddr_in *sin)
-{
-	static char buf[2][64];
-	static int which;
-	char a[INET_ADDRSTRLEN];
-
-	which ^= 1;
-	inet_ntop(AF_INET, &sin->sin_addr, a, sizeof(a));
-	snprintf(buf[which], sizeof(buf[which]), "family %d %s:%u",
-		 sin->sin_family, a, ntohs(sin->sin_port));
-	return buf[which];
 }
 
 /* Expect *got to be AF_INET addr:port with sin_zero cleared. */
@@ -316,16 +304,6 @@ static void make_room(int fd, int msg)
 	ASSERT_TRUE(int_opt(fd, SOL_SOCKET, SO_SNDBUF) / 2 >= msg,
 		    "SO_SNDBUF %d too small for %d",
 		    int_opt(fd, SOL_SOCKET, SO_SNDBUF), msg);
-}
-
-/* poll() one socket; the revents. */
-static int poll_fd(int fd, short events, int ms)
-{
-	struct pollfd p = { .fd = fd, .events = events };
-	int n;
-
-	n = EXPECT_SYS_OK(poll(&p, 1, ms));
-	return n > 0 ? p.revents : 0;
 }
 
 /*
@@ -1542,17 +1520,8 @@ static void test_cong_blocking_sender(void)
  */
 static void test_cong_monitor(void)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(uint64_t)) * 2];
-		struct cmsghdr align;
-	} ctl;
-	char data[16];
-	struct iovec iov = { data, sizeof(data) };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct cmsghdr *cm;
-	uint64_t mask = 0;
 	struct cong c;
-	int rev, seen = 0;
+	int rev;
 
 	cong_start(&c, 1);
 	cong_drain(&c, 0, c.sent);
@@ -1563,27 +1532,7 @@ static void test_cong_monitor(void)
 			 RCV_TIMEOUT_MS))
 		rt_abort();
 
-	memset(&ctl, 0, sizeof(ctl));
-	msg.msg_control = ctl.buf;
-	msg.msg_controllen = sizeof(ctl.buf);
-	EXPECT_EQ(EXPECT_SYS_OK(recvmsg(c.tx, &msg, MSG_DONTWAIT)), 0);
-	EXPECT_EQ(msg.msg_flags & MSG_CTRUNC, 0);
-	for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
-		if (cm->cmsg_level != SOL_RDS ||
-		    cm->cmsg_type != RDS_CMSG_CONG_UPDATE) {
-			rt_fail("unexpected cmsg level %d type %d",
-				cm->cmsg_level, cm->cmsg_type);
-			continue;
-		}
-		EXPECT_EQ(cm->cmsg_len, CMSG_LEN(sizeof(mask)));
-		memcpy(&mask, CMSG_DATA(cm), sizeof(mask));
-		seen++;
-	}
-	EXPECT_EQ(seen, 1);
-	EXPECT_TRUE(mask & RDS_CONG_MONITOR_MASK(ntohs(c.r.sin_port)),
-		    "mask %#llx lacks the bit of port %u (%#llx)",
-		    (unsigned long long)mask, ntohs(c.r.sin_port),
-		    (unsigned long long)RDS_CONG_MONITOR_MASK(ntohs(c.r.sin_port)));
+	expect_cong_update(c.tx, c.r.sin_port);
 
 	/* Delivered once: nothing more to read. */
 	rev = poll_fd(c.tx, POLLIN, 0);

@@ -61,6 +61,7 @@
 #include <linux/rds.h>
 
 #include "rds_test.h"
+#include "rds_sock_util.h"
 
 #ifndef AF_RDS
 #define AF_RDS 21
@@ -103,19 +104,6 @@ static void sin_set(struct sockaddr_in *sin, struct in_addr addr,
 	sin->sin_family = AF_INET;
 	sin->sin_addr = addr;
 	sin->sin_port = htons(port);
-}
-
-static const char *sin_str(const struct sockaddr_in *sin)
-{
-	static char buf[2][64];
-	static int which;
-	char a[INET_ADDRSTRLEN];
-
-	which ^= 1;
-	inet_ntop(AF_INET, &sin->sin_addr, a, sizeof(a));
-	snprintf(buf[which], sizeof(buf[which]), "family %d %s:%u",
-		 sin->sin_family, a, ntohs(sin->sin_port));
-	return buf[which];
 }
 
 static int same_sin(const struct sockaddr_in *a, const struct sockaddr_in *b)
@@ -227,16 +215,6 @@ static void *xmalloc(size_t len)
 
 	ASSERT_TRUE(p, "out of memory for %zu bytes", len);
 	return p;
-}
-
-/* poll() one descriptor; the revents, 0 on timeout. */
-static int poll_fd(int fd, short events, int ms)
-{
-	struct pollfd p = { .fd = fd, .events = events };
-	int n;
-
-	n = EXPECT_SYS_OK(poll(&p, 1, ms));
-	return n > 0 ? p.revents : 0;
 }
 
 /* --------------------------------------------------------- the contents */
@@ -956,20 +934,11 @@ static void cong_end(struct cong *c)
  */
 static void cong_enobufs_monitor(int sender)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(uint64_t)) * 2];
-		struct cmsghdr align;
-	} ctl;
-	char data[16];
-	struct iovec iov = { data, sizeof(data) };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
 	unsigned char buf[CONG_MSG + 64];
 	struct sockaddr_in from;
-	struct cmsghdr *cm;
-	uint64_t mask = 0;
 	long long start;
 	struct cong c;
-	int rev, seen = 0;
+	int rev;
 	uint32_t seq;
 	long n;
 
@@ -996,26 +965,7 @@ static void cong_enobufs_monitor(int sender)
 				 RCV_TIMEOUT_MS))
 			rt_abort();
 		rt_diag("notified %lld ms after the drain", rt_now_ms() - start);
-		memset(&ctl, 0, sizeof(ctl));
-		msg.msg_control = ctl.buf;
-		msg.msg_controllen = sizeof(ctl.buf);
-		EXPECT_EQ(EXPECT_SYS_OK(recvmsg(c.tx, &msg, MSG_DONTWAIT)), 0);
-		EXPECT_EQ(msg.msg_flags & MSG_CTRUNC, 0);
-		for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
-			if (cm->cmsg_level != SOL_RDS ||
-			    cm->cmsg_type != RDS_CMSG_CONG_UPDATE) {
-				rt_fail("unexpected cmsg level %d type %d",
-					cm->cmsg_level, cm->cmsg_type);
-				continue;
-			}
-			EXPECT_EQ(cm->cmsg_len, CMSG_LEN(sizeof(mask)));
-			memcpy(&mask, CMSG_DATA(cm), sizeof(mask));
-			seen++;
-		}
-		EXPECT_EQ(seen, 1);
-		EXPECT_TRUE(mask & RDS_CONG_MONITOR_MASK(ntohs(c.r.sin_port)),
-			    "mask %#llx lacks the bit of port %u",
-			    (unsigned long long)mask, ntohs(c.r.sin_port));
+		expect_cong_update(c.tx, c.r.sin_port);
 		expect_empty(c.tx);
 
 		/* Uncongested: the next message is taken. */
