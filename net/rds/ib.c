@@ -35,10 +35,15 @@ unsigned int rds_ib_recv_wr = 1024;
 module_param_named(recv_wr, rds_ib_recv_wr, uint, 0644);
 MODULE_PARM_DESC(recv_wr, "Receive buffers of 4 KiB per connection (default 1024)");
 
+bool rds_ib_flow_control = true;
+module_param_named(flow_control, rds_ib_flow_control, bool, 0644);
+MODULE_PARM_DESC(flow_control, "Offer credit-based flow control to peers; used with those that offer it too (default on)");
+
 struct rds_transport rds_ib_transport = {
 	.name		= "infiniband",
 	.type		= RDS_TRANS_IB,
 	.owner		= THIS_MODULE,
+	.stats		= &rds_ib_stats_ops,
 	.laddr_check	= rds_ib_laddr_check,
 	.conn_alloc	= rds_ib_conn_alloc,
 	.conn_free	= rds_ib_conn_free,

@@ -29,6 +29,7 @@
 #include <linux/completion.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/percpu.h>
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -70,6 +71,7 @@ enum {
 	RDS_IB_SEND_FULL,	/* xmit waits for a free slot */
 	RDS_IB_ACK_REQUESTED,	/* an ACK frame is owed to the peer */
 	RDS_IB_ACK_IN_FLIGHT,	/* the ACK frame is posted */
+	RDS_IB_CREDIT_WAIT,	/* a SEND waits for the peer's credits */
 };
 
 struct rds_ib_conn {
@@ -96,6 +98,16 @@ struct rds_ib_conn {
 	struct ib_cqe	ack_cqe;
 	atomic64_t	ack_next;	/* last complete message received */
 
+	/*
+	 * Flow control (ib_credit.c), set up before the incarnation is
+	 * reported up and reset at teardown: send credits (low 16 bits) and
+	 * posted receive credits not yet returned (high 16 bits).
+	 */
+	bool		fc_grant;	/* we offered credits: return them */
+	bool		fc_enforce;	/* the peer offered: spend them */
+	unsigned int	credit_batch;	/* posted count that asks for an ACK */
+	atomic_t	credits;
+
 	/* Receive ring and reassembly. */
 	unsigned int	recv_nr;
 	struct rds_ib_recv_slot *recv_slots;
@@ -109,6 +121,32 @@ struct rds_ib_conn {
 extern struct rds_transport rds_ib_transport;
 extern unsigned int rds_ib_send_wr;
 extern unsigned int rds_ib_recv_wr;
+extern bool rds_ib_flow_control;
+
+/* Counters of the transport, appended to RDS_INFO_COUNTERS (ib_stats.c). */
+enum rds_ib_stat {
+	RDS_IB_STAT_TX_FRAMES,
+	RDS_IB_STAT_TX_RING_FULL,
+	RDS_IB_STAT_TX_ACK_FRAMES,
+	RDS_IB_STAT_TX_CREDIT_STALL,
+	RDS_IB_STAT_TX_CREDIT_UPDATES,
+	RDS_IB_STAT_RX_FRAMES,
+	RDS_IB_STAT_RX_ACK_FRAMES,
+	RDS_IB_STAT_RX_CREDIT_UPDATES,
+	RDS_IB_STAT_CONN_FLOW_CONTROL,
+	RDS_IB_STAT_NR
+};
+
+struct rds_ib_stats {
+	u64 val[RDS_IB_STAT_NR];
+};
+
+DECLARE_PER_CPU(struct rds_ib_stats, rds_ib_stats);
+
+#define rds_ib_stat_inc(s)	this_cpu_inc(rds_ib_stats.val[s])
+
+/* ib_stats.c */
+extern const struct rds_transport_stats rds_ib_stats_ops;
 
 /* ib_device.c */
 int rds_ib_device_init(void);
@@ -134,6 +172,15 @@ int rds_ib_send_ring_init(struct rds_ib_conn *ic);
 void rds_ib_send_ring_free(struct rds_ib_conn *ic);
 int rds_ib_xmit(struct rds_conn *conn, struct rds_msg *m, unsigned int *frag);
 void rds_ib_send_ack(struct rds_ib_conn *ic);
+
+/* ib_credit.c */
+void rds_ib_credit_reset(struct rds_ib_conn *ic);
+u32 rds_ib_credit_offer(struct rds_ib_conn *ic);
+void rds_ib_credit_start(struct rds_ib_conn *ic, u32 offer);
+bool rds_ib_credit_grab(struct rds_ib_conn *ic, u8 *adv);
+bool rds_ib_credit_can_send(struct rds_ib_conn *ic);
+void rds_ib_credit_add(struct rds_ib_conn *ic, u8 n);
+void rds_ib_credit_posted(struct rds_ib_conn *ic);
 
 /* ib_recv.c */
 int rds_ib_recv_ring_init(struct rds_ib_conn *ic);

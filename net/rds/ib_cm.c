@@ -67,6 +67,7 @@ static void rds_ib_teardown(struct rds_ib_conn *ic)
 		ic->rx_msg = NULL;
 	}
 	ic->flags = 0;
+	rds_ib_credit_reset(ic);
 	/*
 	 * Nothing is acknowledged on the next QP before something arrives
 	 * on it: the peer may have restarted its numbering, and an old,
@@ -96,7 +97,8 @@ static int rds_ib_setup(struct rds_ib_conn *ic, struct rdma_cm_id *id)
 		return ret;
 	}
 
-	max_wr = max(ibdev->attrs.max_qp_wr, 8) - 2;
+	/* Credit counts are 16 bits wide (ib_credit.c). */
+	max_wr = min(max(ibdev->attrs.max_qp_wr, 8) - 2, 16383);
 	ic->send_nr = clamp(READ_ONCE(rds_ib_send_wr), 2U, max_wr);
 	ic->recv_nr = clamp(READ_ONCE(rds_ib_recv_wr), 2U, max_wr);
 
@@ -154,7 +156,9 @@ static void rds_ib_fill_priv(struct rds_ib_conn *ic, struct rds_ib_priv *p,
 	p->minor = version & 0xff;
 	p->minor_mask = cpu_to_be16(RDS_IB_MINOR_MASK);
 	p->tos = ic->conn->tos;
-	/* ack_seq and credit stay 0, as the distribution sends them (2.3). */
+	/* The whole posted receive ring, if we do flow control (6.1). */
+	p->credit = cpu_to_be32(rds_ib_credit_offer(ic));
+	/* ack_seq stays 0, as the distribution sends it (2.3). */
 }
 
 static u8 rds_ib_clamp_u8(int v)
@@ -201,6 +205,7 @@ static int rds_ib_check_rep(struct rds_ib_conn *ic,
 	ic->version = version;
 	if (p->ack_seq)
 		rds_zc_conn_acked(ic->conn, be64_to_cpu(p->ack_seq));
+	rds_ib_credit_start(ic, be32_to_cpu(p->credit));
 	return 0;
 }
 
@@ -274,6 +279,7 @@ static int rds_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *event)
 		goto drop;
 	}
 	rds_ib_fill_priv(ic, &reply, version);
+	rds_ib_credit_start(ic, be32_to_cpu(p->credit));
 	param.private_data = &reply;
 	param.private_data_len = sizeof(reply);
 	param.responder_resources = min_t(int, event->param.conn.initiator_depth,

@@ -126,11 +126,16 @@ static int rds_ib_recv_frame(struct rds_ib_conn *ic,
 	if (!rds_ib_hdr_csum_ok(h))
 		return -EBADMSG;
 	payload = byte_len - sizeof(*h);
+	rds_ib_stat_inc(RDS_IB_STAT_RX_FRAMES);
 
+	if (h->h_credit)
+		rds_ib_credit_add(ic, h->h_credit);
 	if (h->h_ack)
 		rds_zc_conn_acked(ic->conn, be64_to_cpu(h->h_ack));
-	if (rds_ib_hdr_is_ack(h, payload))
+	if (rds_ib_hdr_is_ack(h, payload)) {
+		rds_ib_stat_inc(RDS_IB_STAT_RX_ACK_FRAMES);
 		return 0;
+	}
 
 	len = be32_to_cpu(h->h_len);
 	if (!ic->rx_msg) {
@@ -192,8 +197,11 @@ static void rds_ib_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	ret = rds_ib_recv_frame(ic, slot, wc->byte_len);
 	if (!ret)
 		ret = rds_ib_recv_post(ic, slot);
-	if (ret)
+	if (ret) {
 		rds_zc_conn_drop(ic->conn, "bad frame");
+		return;
+	}
+	rds_ib_credit_posted(ic);	/* a credit to return to the peer */
 }
 
 /**

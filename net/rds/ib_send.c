@@ -148,8 +148,8 @@ static bool rds_ib_send_slot_get(struct rds_ib_conn *ic)
  * @frag: in: the first fragment to post; out: the first not posted
  *
  * Return: 0 when every fragment is posted, -EAGAIN when the ring is full
- * (a completion kicks the connection), another negative errno on a
- * posting failure.
+ * or the peer's credits ran out (a send completion or arriving credits
+ * kick the connection), another negative errno on a posting failure.
  */
 int rds_ib_xmit(struct rds_conn *conn, struct rds_msg *m, unsigned int *frag)
 {
@@ -159,7 +159,8 @@ int rds_ib_xmit(struct rds_conn *conn, struct rds_msg *m, unsigned int *frag)
 				DIV_ROUND_UP(m->len, RDS_IB_FRAG_SIZE));
 	struct ib_send_wr wr;
 	struct ib_sge sge[2];
-	int ret;
+	int ret = 0;
+	u8 credit;
 
 	while (*frag < nr) {
 		unsigned int i = ic->send_head;
@@ -167,11 +168,19 @@ int rds_ib_xmit(struct rds_conn *conn, struct rds_msg *m, unsigned int *frag)
 		struct rds_ib_hdr *h = &ic->send_hdrs[i];
 		size_t off = (size_t)*frag * RDS_IB_FRAG_SIZE;
 
-		if (!rds_ib_send_slot_get(ic))
-			return -EAGAIN;
+		if (!rds_ib_send_slot_get(ic)) {
+			rds_ib_stat_inc(RDS_IB_STAT_TX_RING_FULL);
+			ret = -EAGAIN;
+			break;
+		}
 		if (WARN_ON_ONCE(slot->msg)) {	/* completions out of order */
 			atomic_inc(&ic->send_free);
 			return -EIO;
+		}
+		if (!rds_ib_credit_grab(ic, &credit)) {
+			atomic_inc(&ic->send_free);
+			ret = -EAGAIN;	/* arriving credits kick us */
+			break;
 		}
 
 		memset(h, 0, sizeof(*h));
@@ -181,6 +190,7 @@ int rds_ib_xmit(struct rds_conn *conn, struct rds_msg *m, unsigned int *frag)
 		h->h_sport = m->sport;
 		h->h_dport = m->dport;
 		h->h_flags = m->flags;
+		h->h_credit = credit;
 		memcpy(h->h_exthdr, m->exthdr, sizeof(h->h_exthdr));
 		rds_ib_hdr_seal(ic, i, &sge[0]);
 
@@ -212,15 +222,19 @@ int rds_ib_xmit(struct rds_conn *conn, struct rds_msg *m, unsigned int *frag)
 		slot->msg = rds_msg_get(m);
 
 		ret = ib_post_send(ic->qp, &wr, NULL);
-		if (ret) {
+		if (ret) {	/* the connection drops: credits go with it */
 			rds_ib_send_unmap(ic, slot);
 			atomic_inc(&ic->send_free);
 			return ret;
 		}
 		ic->send_head = (i + 1) % ic->send_nr;
 		(*frag)++;
+		rds_ib_stat_inc(RDS_IB_STAT_TX_FRAMES);
 	}
-	return 0;
+	/* Credits left over by a grab ask for an ACK frame to carry them. */
+	if (test_bit(RDS_IB_ACK_REQUESTED, &ic->flags))
+		rds_ib_send_ack(ic);
+	return ret;
 }
 
 static void rds_ib_ack_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -240,9 +254,11 @@ static void rds_ib_ack_done(struct ib_cq *cq, struct ib_wc *wc)
  * @ic: the connection
  *
  * At most one ACK frame is in flight; a request made meanwhile is served
- * when it completes.  Callers set RDS_IB_ACK_REQUESTED first.
+ * when it completes.  Under flow control it needs a send credit like any
+ * SEND, and returns the posted credits.  Callers set RDS_IB_ACK_REQUESTED
+ * first.
  *
- * Context: the completion handlers of a live incarnation.
+ * Context: the completion handlers of a live incarnation, or xmit.
  */
 void rds_ib_send_ack(struct rds_ib_conn *ic)
 {
@@ -250,6 +266,7 @@ void rds_ib_send_ack(struct rds_ib_conn *ic)
 	struct rds_ib_hdr *h = &ic->send_hdrs[i];
 	struct ib_send_wr wr = {};
 	struct ib_sge sge;
+	u8 credit;
 
 	while (test_bit(RDS_IB_ACK_REQUESTED, &ic->flags)) {
 		if (test_and_set_bit(RDS_IB_ACK_IN_FLIGHT, &ic->flags))
@@ -258,9 +275,20 @@ void rds_ib_send_ack(struct rds_ib_conn *ic)
 			clear_bit(RDS_IB_ACK_IN_FLIGHT, &ic->flags);
 			continue;
 		}
+		if (!rds_ib_credit_grab(ic, &credit)) {
+			/* Arriving credits call us again. */
+			set_bit(RDS_IB_ACK_REQUESTED, &ic->flags);
+			clear_bit(RDS_IB_ACK_IN_FLIGHT, &ic->flags);
+			/* They may have come before the request was back. */
+			smp_mb__after_atomic();
+			if (rds_ib_credit_can_send(ic))
+				continue;
+			return;
+		}
 
 		memset(h, 0, sizeof(*h));
 		h->h_ack = cpu_to_be64(atomic64_read(&ic->ack_next));
+		h->h_credit = credit;
 		rds_ib_hdr_seal(ic, i, &sge);
 		ic->ack_cqe.done = rds_ib_ack_done;
 		wr.wr_cqe = &ic->ack_cqe;
@@ -271,7 +299,9 @@ void rds_ib_send_ack(struct rds_ib_conn *ic)
 		if (ib_post_send(ic->qp, &wr, NULL)) {
 			clear_bit(RDS_IB_ACK_IN_FLIGHT, &ic->flags);
 			rds_zc_conn_drop(ic->conn, "ACK post failed");
+			return;
 		}
+		rds_ib_stat_inc(RDS_IB_STAT_TX_ACK_FRAMES);
 		return;
 	}
 }

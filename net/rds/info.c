@@ -26,6 +26,7 @@
 #include "sock.h"
 #include "socket.h"
 #include "stats.h"
+#include "transport_core.h"
 
 struct rds_info_sink {
 	struct net	*net;	/* the caller's namespace: only its sockets */
@@ -42,17 +43,24 @@ static void rds_info_add(struct rds_info_sink *s, const void *entry)
 	s->nr++;
 }
 
-static void rds_info_counters(struct rds_info_sink *s)
+static void rds_info_counter(const char *name, u64 value, void *arg)
 {
 	struct rds_info_counter c;
+
+	memset(&c, 0, sizeof(c));
+	strscpy(c.name, name, sizeof(c.name));
+	c.value = value;
+	rds_info_add(arg, &c);
+}
+
+/* The core's counters, then each transport's (as "ib_..."). */
+static void rds_info_counters(struct rds_info_sink *s)
+{
 	unsigned int i;
 
-	for (i = 0; i < RDS_STAT_NR; i++) {
-		memset(&c, 0, sizeof(c));
-		strscpy(c.name, rds_stat_name(i), sizeof(c.name));
-		c.value = rds_stat_read(i);
-		rds_info_add(s, &c);
-	}
+	for (i = 0; i < RDS_STAT_NR; i++)
+		rds_info_counter(rds_stat_name(i), rds_stat_read(i), s);
+	rds_transport_stats_walk(rds_info_counter, s);
 }
 
 /* Called under the socket list lock. */

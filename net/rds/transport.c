@@ -120,3 +120,26 @@ void rds_transport_put(const struct rds_transport *t)
 	if (t)
 		module_put(t->owner);
 }
+
+/**
+ * rds_transport_stats_walk() - visit the counters of every transport
+ * @fn: called with each counter's name and value, under the registry lock
+ *	(it must not sleep on the registry)
+ * @arg: passed to @fn
+ */
+void rds_transport_stats_walk(void (*fn)(const char *name, u64 value,
+					 void *arg),
+			      void *arg)
+{
+	const struct rds_transport *t;
+	unsigned int i;
+
+	down_read(&rds_transport_lock);
+	list_for_each_entry(t, &rds_transports, item) {
+		if (!t->stats)
+			continue;
+		for (i = 0; i < t->stats->nr; i++)
+			fn(t->stats->name(i), t->stats->read(i), arg);
+	}
+	up_read(&rds_transport_lock);
+}

@@ -29,11 +29,22 @@ struct rds_msg;
  */
 #define RDS_TRANS_LOOP		3
 
+/*
+ * Counters a transport appends to RDS_INFO_COUNTERS, after the core's:
+ * @nr of them, @name(i) at most 31 characters, @read(i) summed over CPUs.
+ */
+struct rds_transport_stats {
+	unsigned int	nr;
+	const char	*(*name)(unsigned int i);
+	u64		(*read)(unsigned int i);
+};
+
 struct rds_transport {
 	const char	*name;		/* shown in RDS_INFO tables, < 16 chars */
 	unsigned int	type;		/* RDS_TRANS_IB, ... */
 	struct module	*owner;
 	struct list_head item;		/* on the registry, under its lock */
+	const struct rds_transport_stats *stats;	/* optional */
 
 	/**
 	 * @laddr_check: can this transport carry traffic from @addr?

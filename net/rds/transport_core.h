@@ -12,5 +12,8 @@ const struct rds_transport *rds_transport_get(unsigned int type);
 const struct rds_transport *rds_transport_for_addr(struct net *net,
 						   __be32 addr);
 void rds_transport_put(const struct rds_transport *t);
+void rds_transport_stats_walk(void (*fn)(const char *name, u64 value,
+					 void *arg),
+			      void *arg);
 
 #endif /* _RDS_ZC_TRANSPORT_CORE_H */

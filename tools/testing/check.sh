@@ -24,6 +24,11 @@ set -uo pipefail
 # once on 6.1 (about 2 minutes each).  distro,distro is the reference that
 # proves the tests themselves; the other three are the interoperability bar.
 REMOTE_PAIRINGS="distro,distro ours,ours ours,distro distro,ours"
+# ":credits": the same with flow control that runs out all the time (our
+# receive rings of CREDITS_RING buffers, the distribution's
+# net.rds.ib.flow_control on; run_remote.sh --credits).
+REMOTE_PAIRINGS+=" ours,ours:credits ours,distro:credits"
+CREDITS_RING=32
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
@@ -130,9 +135,15 @@ run_tap host-abi "$st_dir/abi_check"
 run_tap bench tools/testing/vm/selftest.sh
 
 # 5: the selftests in guests.
-run_vm() {	# run_vm NAME GUEST_SCRIPT vm-run.sh options...
-	local log=$logs/$1.log line
-	tools/testing/vm/vm-run.sh "${@:3}" -- "$st_dir/$2" > "$log" 2>&1
+run_vm() {	# run_vm NAME GUEST_SCRIPT [vm-run.sh options] [-- script args]
+	local log=$logs/$1.log line script=$st_dir/$2 opts=()
+	shift 2
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		opts+=("$1")
+		shift
+	done
+	[ $# -gt 0 ] && shift
+	tools/testing/vm/vm-run.sh "${opts[@]}" -- "$script" "$@" > "$log" 2>&1
 	local st=$?
 	while IFS= read -r line; do
 		case $line in
@@ -151,8 +162,14 @@ if [ "${CHECK_GUESTS:-1}" != 0 ]; then
 	run_vm ours-6.12 run_guest.sh --kernel 6.12 --guests 1 --modules ours
 	run_vm distro-6.12 run_guest.sh --kernel 6.12 --guests 1 --modules distro
 	for pairing in ${CHECK_REMOTE_PAIRINGS:-$REMOTE_PAIRINGS}; do
-		run_vm "remote-${pairing/,/-}-6.1" run_remote.sh --kernel 6.1 \
-			--guests 2 --modules "$pairing" --timeout 600
+		args=()
+		case $pairing in
+		*:credits) args=(--credits "$CREDITS_RING") ;;
+		esac
+		name=${pairing/,/-}
+		run_vm "remote-${name/:/-}-6.1" run_remote.sh --kernel 6.1 \
+			--guests 2 --modules "${pairing%:*}" --timeout 600 \
+			-- "${args[@]}"
 	done
 fi
 

@@ -45,7 +45,8 @@
  *   -p  the other node's address (RDS_PEER_ADDR)
  *   -c  control TCP port (default 18631)
  *   -l  list the cases
- * Environment: RDS_MODULES (none: skip all if AF_RDS is missing).
+ * Environment: RDS_MODULES (none: skip all if AF_RDS is missing),
+ * RDS_MODULES_ALL and RDS_CREDITS for the flow_control case.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -1077,6 +1078,76 @@ static void test_cong_blocking_2to1(void)
 	cong_blocking(2);
 }
 
+/* ------------------------------------------------------- flow control */
+
+/* The module set guest @k loaded ("ours", "distro"), from the bench. */
+static const char *modules_of(int k)
+{
+	static char buf[2][16];
+	const char *all = getenv("RDS_MODULES_ALL");
+	const char *comma;
+
+	if (!all || !*all)
+		return "";
+	comma = strchr(all, ',');
+	if (!comma)
+		return all;	/* one choice for every guest */
+	if (k == 1)
+		snprintf(buf[0], sizeof(buf[0]), "%.*s", (int)(comma - all), all);
+	else
+		snprintf(buf[1], sizeof(buf[1]), "%s", comma + 1);
+	return buf[k - 1];
+}
+
+/*
+ * Run after the traffic cases, on the counters they left.  Our module
+ * offers credits, and returns them (ib_tx_credit_updates) to every peer;
+ * it spends credits only when the peer offered some, which only our module
+ * does.  With RDS_CREDITS set (run_remote.sh --credits N: our receive ring
+ * is N buffers, the distribution's net.rds.ib.flow_control is 1), the
+ * cases above had to stop for credits many times: our sender then counts
+ * ib_tx_credit_stall, the distribution's ib_tx_throttle.  That they all
+ * passed shows the credits were returned; that these count shows they
+ * were enforced.
+ */
+static void test_flow_control(void)
+{
+	const char *me = modules_of(node), *peer = modules_of(peer_node);
+	int credits = getenv("RDS_CREDITS") ? atoi(getenv("RDS_CREDITS")) : 0;
+	int fd = rds_socket();
+
+	if (!strcmp(me, "ours")) {
+		long long fc = rds_counter(fd, "ib_conn_flow_control");
+		long long upd = rds_counter(fd, "ib_tx_credit_updates");
+		long long stall = rds_counter(fd, "ib_tx_credit_stall");
+
+		rt_diag("ib_conn_flow_control %lld", fc);
+		rt_diag("ib_tx_credit_updates %lld", upd);
+		rt_diag("ib_tx_credit_stall %lld", stall);
+		EXPECT_TRUE(upd > 0, "no credits returned to the peer (%lld)", upd);
+		if (!strcmp(peer, "ours")) {
+			EXPECT_TRUE(fc > 0, "no connection with flow control (%lld)", fc);
+			if (credits)
+				EXPECT_TRUE(stall > 0, "no credit stall, ring %d",
+					    credits);
+		} else {
+			EXPECT_EQ(fc, 0);	/* the distribution offers none */
+		}
+	} else if (!strcmp(me, "distro") && credits && !strcmp(peer, "ours")) {
+		long long thr = rds_counter(fd, "ib_tx_throttle");
+
+		rt_diag("distribution: ib_tx_throttle %lld", thr);
+		EXPECT_TRUE(thr > 0, "the distribution never waited for our credits (%lld)", thr);
+	} else {
+		close(fd);
+		sync_peer("done");
+		rt_skip("nothing to check for %s against %s%s", me, peer,
+			credits ? " with credits" : "");
+	}
+	close(fd);
+	sync_peer("done");
+}
+
 /* ------------------------------------------------------------- driver */
 
 #define CASE_T(name, secs)	{ #name, test_##name, secs }
@@ -1090,6 +1161,7 @@ static const struct rt_case cases[] = {
 	CASE_T(cong_enobufs_monitor_2to1, 90),
 	CASE_T(cong_blocking_1to2, 90),
 	CASE_T(cong_blocking_2to1, 90),
+	CASE_T(flow_control, 30),
 };
 
 static int parse_addr(const char *s, struct in_addr *a)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * rds_sock_util.h - socket helpers shared by rds_local and rds_remote:
- * printing an address, polling one socket, and reading one congestion
- * notification.  Include after rds_test.h, whose checks they use.
+ * printing an address, polling one socket, reading one congestion
+ * notification, and reading one counter of RDS_INFO_COUNTERS.  Include
+ * after rds_test.h, whose checks they use.
  */
 #ifndef RDS_SOCK_UTIL_H
 #define RDS_SOCK_UTIL_H
@@ -10,8 +11,10 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -83,6 +86,37 @@ static inline void expect_cong_update(int fd, in_port_t port)
 		    "mask %#llx lacks the bit of port %u (%#llx)",
 		    (unsigned long long)mask, ntohs(port),
 		    (unsigned long long)RDS_CONG_MONITOR_MASK(ntohs(port)));
+}
+
+/*
+ * The value of counter @name in RDS_INFO_COUNTERS, read through @fd (any
+ * RDS socket); -1 if the table has no such counter or cannot be read.
+ */
+static inline long long rds_counter(int fd, const char *name)
+{
+	struct rds_info_counter *c = NULL;
+	socklen_t len = 0;
+	long long val = -1;
+	int tries, i, got = 0;
+
+	for (tries = 0; tries < 5 && !got; tries++) {
+		got = getsockopt(fd, SOL_RDS, RDS_INFO_COUNTERS, c, &len) >= 0;
+		if (got || errno != ENOSPC || !len)
+			break;
+		free(c);
+		c = malloc(len);
+		if (!c)
+			break;
+	}
+	for (i = 0; got && c && i < (int)(len / sizeof(*c)); i++) {
+		if (!strncmp((const char *)c[i].name, name,
+			     sizeof(c[i].name))) {
+			val = (long long)c[i].value;
+			break;
+		}
+	}
+	free(c);
+	return val;
 }
 
 #endif /* RDS_SOCK_UTIL_H */

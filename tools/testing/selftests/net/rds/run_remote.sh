@@ -13,7 +13,11 @@
 #
 # Arguments, if any, name the fault cases to run (rds_faults.sh; both guests
 # get the same arguments), e.g. "link_down" for the one that is not run by
-# default.
+# default.  They may start with "--credits N": before anything connects,
+# our module gets a receive ring of N buffers (so the peer runs out of
+# credits all the time) and the distribution's net.rds.ib.flow_control is
+# set to 1 (so it spends the credits we give it); rds_remote's flow_control
+# case then checks that both sides waited for credits.
 #
 # On both nodes it builds the test programs if needed, then runs rds_remote
 # (the two programs talk to each other) and rds_faults.sh (both guests
@@ -39,14 +43,25 @@ fi
 # shellcheck source=lib_tap.sh
 . "$here/lib_tap.sh"
 
-echo "# two-guest RDS selftests on node $RDS_NODE ($RDS_ADDR, modules ${RDS_MODULES:-unset} of ${RDS_MODULES_ALL:-unset}), peer $RDS_PEER_ADDR, kernel $(uname -r)"
+credits=
+if [ "${1:-}" = --credits ]; then
+	credits=${2:?--credits takes a number of receive buffers}
+	shift 2
+	case ${RDS_MODULES:-} in
+	ours)	echo "$credits" > /sys/module/rds_zc_ib/parameters/recv_wr ;;
+	distro)	sysctl -q -w net.rds.ib.flow_control=1 ;;
+	esac || echo "# --credits $credits: could not set up flow control"
+fi
+export RDS_CREDITS=$credits
+
+echo "# two-guest RDS selftests on node $RDS_NODE ($RDS_ADDR, modules ${RDS_MODULES:-unset} of ${RDS_MODULES_ALL:-unset}${credits:+, credits $credits}), peer $RDS_PEER_ADDR, kernel $(uname -r)"
 
 # The programs come from the host's build; make only fills in what is missing.
 if ! out=$(make -s -C "$here" 2>&1); then
 	echo "# $out" | sed '2,$s/^/# /'
 	emit "not ok" "build the selftests"
 else
-	export RDS_NODE RDS_NODES RDS_ADDR RDS_PEER_ADDR RDS_MODULES RDS_MODULE_DIR RESULTS
+	export RDS_NODE RDS_NODES RDS_ADDR RDS_PEER_ADDR RDS_MODULES RDS_MODULES_ALL RDS_MODULE_DIR RESULTS
 	run_prog rds_remote 240 "$here/rds_remote"
 	run_prog rds_faults 480 "$here/rds_faults.sh" "$@"
 fi
