@@ -20,6 +20,7 @@
 #include "cong.h"
 #include "connection.h"
 #include "message.h"
+#include "rdma.h"
 #include "sock.h"
 #include "stats.h"
 #include "sysctl.h"
@@ -86,6 +87,19 @@ static void rds_conn_msg_done(struct rds_msg *m)
 		sock_put(&rs->sk);
 	}
 	rds_msg_put(m);
+}
+
+/* Take a message off the connection's queues for good, if still there. */
+static void rds_conn_msg_unqueue(struct rds_conn *conn, struct rds_msg *m)
+{
+	bool queued;
+
+	spin_lock_bh(&conn->lock);
+	queued = !list_empty(&m->conn_item);
+	list_del_init(&m->conn_item);
+	spin_unlock_bh(&conn->lock);
+	if (queued)
+		rds_conn_msg_done(m);	/* the queue's reference */
 }
 
 static void rds_conn_msgs_done(struct list_head *list)
@@ -238,6 +252,9 @@ static void rds_conn_send_locked(struct rds_conn *conn)
 			atomic64_inc(&conn->tx_msgs);
 			rds_stat_inc(RDS_STAT_SEND_XMIT);
 		}
+		/* Nothing will acknowledge a message that sent no SEND. */
+		if (conn->xmit_msg->no_sends)
+			rds_conn_msg_unqueue(conn, conn->xmit_msg);
 		rds_msg_put(conn->xmit_msg);
 		conn->xmit_msg = NULL;
 	}
@@ -301,7 +318,8 @@ static void rds_conn_watchdog_work(struct work_struct *work)
 static void rds_conn_shutdown_work(struct work_struct *work)
 {
 	struct rds_conn *conn = container_of(work, struct rds_conn, shutdown_w);
-	struct rds_msg *m;
+	struct rds_msg *m, *tmp;
+	LIST_HEAD(dropped);
 	bool pending;
 
 	mutex_lock(&conn->work_mutex);
@@ -316,13 +334,27 @@ static void rds_conn_shutdown_work(struct work_struct *work)
 		conn->xmit_msg = NULL;
 	}
 
-	/* What the peer may not have: again, first, marked (wire 5.4). */
+	/*
+	 * What the peer may not have: again, first, marked (wire 5.4).
+	 * Not a message with an RDMA operation, which may have run: it
+	 * ends as dropped (wire 9), unless it was reported already.
+	 */
 	spin_lock_bh(&conn->lock);
-	list_for_each_entry(m, &conn->retrans, conn_item)
-		m->flags |= RDS_FLAG_RETRANSMITTED | RDS_FLAG_ACK_REQUIRED;
+	list_for_each_entry_safe(m, tmp, &conn->retrans, conn_item) {
+		if (m->op)
+			list_move_tail(&m->conn_item, &dropped);
+		else
+			m->flags |= RDS_FLAG_RETRANSMITTED |
+				    RDS_FLAG_ACK_REQUIRED;
+	}
 	list_splice_init(&conn->retrans, &conn->send_queue);
 	pending = !list_empty(&conn->send_queue);
 	spin_unlock_bh(&conn->lock);
+	list_for_each_entry(m, &dropped, conn_item) {
+		rds_rdma_op_done(m->op, RDS_RDMA_DROPPED);
+		rds_stat_inc(RDS_STAT_RDMA_DROPPED);
+	}
+	rds_conn_msgs_done(&dropped);
 
 	rds_conn_set_state(conn, RDS_CONN_DISCONNECTING, RDS_CONN_DOWN, "down");
 	if (pending)

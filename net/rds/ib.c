@@ -50,6 +50,8 @@ struct rds_transport rds_ib_transport = {
 	.conn_connect	= rds_ib_conn_connect,
 	.conn_shutdown	= rds_ib_conn_shutdown,
 	.xmit		= rds_ib_xmit,
+	.mr_reg		= rds_ib_mr_reg,
+	.mr_dereg	= rds_ib_mr_dereg,
 };
 
 static int __init rds_ib_init(void)

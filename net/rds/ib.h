@@ -27,6 +27,7 @@
 #define _RDS_ZC_IB_H
 
 #include <linux/completion.h>
+#include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
@@ -41,14 +42,30 @@
 struct net;
 struct rds_conn;
 struct rds_msg;
+struct rds_rdma_op;
+
+/* Memory registration of a device (ib_mr.c); see there for the rules. */
+struct rds_ib_mr_dev {
+	struct mutex	reg_mutex;	/* everything below */
+	struct ib_cq	*cq;
+	struct ib_qp	*qp;		/* NULL: no registration here */
+	struct list_head pool;		/* free ib_mr, through qp_entry */
+	struct list_head live;		/* struct rds_ib_mr registered */
+	unsigned int	nr_mrs;		/* allocated, free or live */
+	unsigned int	pool_size;	/* most nr_mrs may reach */
+	unsigned int	max_pages;	/* per MR */
+	bool		dead;		/* the device is going away */
+};
 
 struct rds_ib_device {
 	struct list_head item;		/* on rds_ib_devices, under its lock */
 	struct ib_device *ibdev;
 	struct ib_pd	*pd;		/* shared by every connection on it */
-	refcount_t	refs;		/* the list holds one */
+	refcount_t	refs;		/* users; the list holds one */
 	struct completion unused;	/* completed when refs reaches 0 */
-	spinlock_t	conns_lock;
+	struct kref	mem;		/* the struct itself: users + MRs */
+	struct rds_ib_mr_dev mrd;
+	spinlock_t	conns_lock;	/* conns and removing */
 	struct list_head conns;		/* rds_ib_conn using it */
 	bool		removing;	/* remove() started: no new users */
 };
@@ -58,6 +75,9 @@ struct rds_ib_send_slot {
 	struct rds_msg	*msg;		/* referenced while posted */
 	u64		dma;		/* payload mapping, 0 if none */
 	u32		dma_len;
+	bool		rdma;		/* an RDMA WR of msg->op */
+	bool		rdma_last;	/* its last: unmap the operation */
+	bool		op_last;	/* msg->op ends with this WR */
 };
 
 struct rds_ib_recv_slot {
@@ -86,6 +106,9 @@ struct rds_ib_conn {
 	struct ib_cq	*send_cq;
 	struct ib_cq	*recv_cq;
 	struct ib_qp	*qp;
+	unsigned int	max_sge;	/* per RDMA WRITE */
+	unsigned int	max_sge_rd;	/* per RDMA READ */
+	struct rds_rdma_op *xmit_op;	/* mapped, not all posted; xmit's */
 	unsigned long	flags;		/* RDS_IB_* bits */
 
 	/* Send ring, and one header more for the ACK frame. */
@@ -134,6 +157,9 @@ enum rds_ib_stat {
 	RDS_IB_STAT_RX_ACK_FRAMES,
 	RDS_IB_STAT_RX_CREDIT_UPDATES,
 	RDS_IB_STAT_CONN_FLOW_CONTROL,
+	RDS_IB_STAT_TX_RDMA,
+	RDS_IB_STAT_MR_REG,
+	RDS_IB_STAT_MR_INVALIDATE,
 	RDS_IB_STAT_NR
 };
 
@@ -154,6 +180,7 @@ void rds_ib_device_exit(void);
 struct rds_ib_device *rds_ib_device_for_addr(struct net *net, __be32 addr);
 struct rds_ib_device *rds_ib_device_get(struct ib_device *ibdev);
 void rds_ib_device_put(struct rds_ib_device *rdev);
+void rds_ib_device_free(struct kref *mem);
 int rds_ib_device_add_conn(struct rds_ib_device *rdev,
 			   struct rds_ib_conn *ic);
 void rds_ib_device_del_conn(struct rds_ib_device *rdev,
@@ -172,6 +199,16 @@ int rds_ib_send_ring_init(struct rds_ib_conn *ic);
 void rds_ib_send_ring_free(struct rds_ib_conn *ic);
 int rds_ib_xmit(struct rds_conn *conn, struct rds_msg *m, unsigned int *frag);
 void rds_ib_send_ack(struct rds_ib_conn *ic);
+void rds_ib_send_op_unmap(struct rds_ib_conn *ic);
+
+/* ib_mr.c */
+struct rds_mr;
+extern unsigned int rds_ib_fmr_pool_size;
+extern unsigned int rds_ib_fmr_message_size;
+int rds_ib_mr_reg(struct net *net, __be32 laddr, struct rds_mr *mr);
+void rds_ib_mr_dereg(struct rds_mr *mr);
+void rds_ib_mr_dev_init(struct rds_ib_device *rdev);
+void rds_ib_mr_dev_exit(struct rds_ib_device *rdev);
 
 /* ib_credit.c */
 void rds_ib_credit_reset(struct rds_ib_conn *ic);

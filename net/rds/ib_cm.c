@@ -7,8 +7,10 @@
  * Setup is a ladder (device, CQs, rings, QP, receives) unwound in reverse
  * by rds_ib_teardown(), which also serves a half-built incarnation.
  */
+#include <linux/delay.h>
 #include <linux/errno.h>
 #include <linux/in.h>
+#include <linux/netdevice.h>
 #include <linux/slab.h>
 #include <net/net_namespace.h>
 #include <net/route.h>
@@ -39,6 +41,73 @@ static void rds_ib_qp_event(struct ib_event *event, void *context)
 	rds_zc_conn_drop(ic->conn, "QP event");
 }
 
+/*
+ * Can the port of an id send a connection management MAD right now?  Its
+ * RDMA port must be ACTIVE and the netdev it is bound to up, with carrier:
+ * "ip link set down" clears IFF_UP before rxe hears of it.
+ */
+static bool rds_ib_port_up(struct ib_device *ibdev, u32 port, int ifindex)
+{
+	struct ib_port_attr attr;
+	struct net_device *ndev;
+	bool up = true;
+
+	if (ib_query_port(ibdev, port, &attr) || attr.state != IB_PORT_ACTIVE)
+		return false;
+	if (!ifindex)
+		return true;
+	rcu_read_lock();
+	ndev = dev_get_by_index_rcu(&init_net, ifindex);
+	if (ndev)
+		up = netif_running(ndev) && netif_carrier_ok(ndev);
+	rcu_read_unlock();
+	return up;
+}
+
+/*
+ * Hold back the MADs of a teardown (DREQ or REJ, which rdma_disconnect()
+ * and rdma_destroy_id() send once the CM exchange has begun) until the
+ * port can send again.  Soft-RoCE on 6.1 breaks its GSI QP for good
+ * when a MAD is posted while its netdev is down: the send fails its route
+ * lookup, rxe moves QP1 to the error state and flushes its receive queue,
+ * and ib_mad moves it back to RTS, which in rxe makes only the send side
+ * ready again.  From then on every CM message that arrives is dropped,
+ * and no connection to or from this device comes up until the device is
+ * created again.  Gives up when the device is being removed or the
+ * connection destroyed (module unload).  Caller holds work_mutex.
+ */
+static void rds_ib_wait_port_up(struct rds_ib_conn *ic)
+{
+	struct rds_ib_device *rdev;
+	struct ib_device *ibdev;
+	bool waited = false;
+	int ifindex;
+	u32 port;
+
+	mutex_lock(&ic->cm_mutex);
+	if (!ic->cm_id || !ic->qp || !ic->rdev) {
+		mutex_unlock(&ic->cm_mutex);
+		return;
+	}
+	/* Stable until this shutdown tears the QP down: rdev is held. */
+	rdev = ic->rdev;
+	ibdev = ic->cm_id->device;
+	port = ic->cm_id->port_num;
+	ifindex = ic->cm_id->route.addr.dev_addr.bound_dev_if;
+	mutex_unlock(&ic->cm_mutex);
+
+	while (!rds_ib_port_up(ibdev, port, ifindex) &&
+	       !READ_ONCE(rdev->removing) &&
+	       !test_bit(RDS_CONN_DEAD, &ic->conn->flags)) {
+		if (!waited)
+			pr_debug("rds_zc_ib: %pI4->%pI4: port %s/%u down, teardown waits for it\n",
+				 &ic->conn->laddr, &ic->conn->faddr,
+				 dev_name(&ibdev->dev), port);
+		waited = true;
+		msleep(100);
+	}
+}
+
 /* Undo rds_ib_setup() step by step.  Caller holds cm_mutex. */
 static void rds_ib_teardown(struct rds_ib_conn *ic)
 {
@@ -47,6 +116,7 @@ static void rds_ib_teardown(struct rds_ib_conn *ic)
 		rdma_destroy_qp(ic->cm_id);
 		ic->qp = NULL;
 	}
+	rds_ib_send_op_unmap(ic);	/* an operation cut short */
 	rds_ib_recv_ring_free(ic);
 	rds_ib_send_ring_free(ic);
 	if (ic->recv_cq) {
@@ -129,7 +199,10 @@ static int rds_ib_setup(struct rds_ib_conn *ic, struct rdma_cm_id *id)
 	attr.recv_cq = ic->recv_cq;
 	attr.cap.max_send_wr = ic->send_nr + 2;
 	attr.cap.max_recv_wr = ic->recv_nr + 1;
-	attr.cap.max_send_sge = 2;
+	/* A fragment takes 2 SGEs; an RDMA WR up to 8 (wire 8.4). */
+	ic->max_sge = clamp(ibdev->attrs.max_send_sge, 2, 8);
+	ic->max_sge_rd = clamp_t(int, ibdev->attrs.max_sge_rd, 1, ic->max_sge);
+	attr.cap.max_send_sge = ic->max_sge;
 	attr.cap.max_recv_sge = 2;
 	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
 	attr.qp_type = IB_QPT_RC;
@@ -326,7 +399,12 @@ static int rds_ib_cm_handler(struct rdma_cm_id *id,
 		ret = rdma_resolve_route(id, RDS_IB_RESOLVE_MS);
 		break;
 	case RDMA_CM_EVENT_ROUTE_RESOLVED:
-		ret = rds_ib_connect_qp(ic, id);
+		/* No request while the port is down: see rds_ib_wait_port_up(). */
+		if (!rds_ib_port_up(id->device, id->port_num,
+				    id->route.addr.dev_addr.bound_dev_if))
+			ret = -ENETDOWN;
+		else
+			ret = rds_ib_connect_qp(ic, id);
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
 		if (ic->active)
@@ -393,16 +471,18 @@ int rds_ib_conn_connect(struct rds_conn *conn)
  * rds_ib_conn_shutdown() - tear down the current incarnation, if any
  * @conn: the connection
  *
- * Disconnects, drains the QP so that every posted message is given back,
- * frees the QP, CQs and rings, then destroys the id outside cm_mutex: the
- * rdma_cm handler may be waiting for that mutex, and destroying the id
- * waits for the handler.
+ * Waits until the port can send again if the CM exchange began (see
+ * rds_ib_wait_port_up()), disconnects, drains the QP so that every posted
+ * message is given back, frees the QP, CQs and rings, then destroys the id
+ * outside cm_mutex: the rdma_cm handler may be waiting for that mutex,
+ * and destroying the id waits for the handler.
  */
 void rds_ib_conn_shutdown(struct rds_conn *conn)
 {
 	struct rds_ib_conn *ic = conn->tp;
 	struct rdma_cm_id *id;
 
+	rds_ib_wait_port_up(ic);
 	mutex_lock(&ic->cm_mutex);
 	id = ic->cm_id;
 	if (id && ic->qp)

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * RDMA devices: the ib_client that gives each device the per-device state
- * the transport needs (a protection domain today; MR pools and CQ pools
- * with the connection and zero-copy work), and the lookup from a local
+ * the transport needs (a protection domain, and the memory registration
+ * QP and MR pool of ib_mr.c), and the lookup from a local
  * IPv4 address to the device that owns it.
  *
  * Device removal ("rdma link del", hot unplug, module unload of the
@@ -41,6 +41,16 @@ void rds_ib_device_put(struct rds_ib_device *rdev)
 		complete(&rdev->unused);
 }
 
+/**
+ * rds_ib_device_free() - free a device's memory once nothing points at it
+ * @mem: its rds_ib_device.mem; the device was removed, and every memory
+ *	 registration that outlived it has been released
+ */
+void rds_ib_device_free(struct kref *mem)
+{
+	kfree(container_of(mem, struct rds_ib_device, mem));
+}
+
 static int rds_ib_add_one(struct ib_device *ibdev)
 {
 	struct rds_ib_device *rdev;
@@ -58,6 +68,7 @@ static int rds_ib_add_one(struct ib_device *ibdev)
 	rdev->ibdev = ibdev;
 	refcount_set(&rdev->refs, 1);
 	init_completion(&rdev->unused);
+	kref_init(&rdev->mem);
 	spin_lock_init(&rdev->conns_lock);
 	INIT_LIST_HEAD(&rdev->conns);
 
@@ -66,6 +77,7 @@ static int rds_ib_add_one(struct ib_device *ibdev)
 		ret = PTR_ERR(rdev->pd);
 		goto out_free;
 	}
+	rds_ib_mr_dev_init(rdev);
 
 	mutex_lock(&rds_ib_devices_lock);
 	list_add_tail(&rdev->item, &rds_ib_devices);
@@ -98,9 +110,10 @@ static void rds_ib_remove_one(struct ib_device *ibdev, void *client_data)
 	rds_ib_device_put(rdev);
 	wait_for_completion(&rdev->unused);
 
+	rds_ib_mr_dev_exit(rdev);	/* registrations sockets still hold die */
 	ib_dealloc_pd(rdev->pd);
 	pr_info("rds_zc_ib: released RDMA device %s\n", dev_name(&ibdev->dev));
-	kfree(rdev);
+	kref_put(&rdev->mem, rds_ib_device_free);
 }
 
 static struct ib_client rds_ib_client = {

@@ -8,11 +8,14 @@
  * signaled, so each slot is released by its own completion.
  */
 #include <linux/errno.h>
+#include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
+#include <uapi/linux/rds.h>
 
 #include "ib.h"
 #include "message.h"
+#include "rdma.h"
 #include "transport.h"
 
 static void rds_ib_send_unmap(struct rds_ib_conn *ic,
@@ -27,12 +30,75 @@ static void rds_ib_send_unmap(struct rds_ib_conn *ic,
 	slot->msg = NULL;
 }
 
+/* The notification status of a failed work request (rds_rdma_notify). */
+static int rds_ib_rdma_status(enum ib_wc_status status)
+{
+	switch (status) {
+	case IB_WC_SUCCESS:
+		return RDS_RDMA_SUCCESS;
+	case IB_WC_REM_ACCESS_ERR:
+	case IB_WC_REM_INV_REQ_ERR:
+	case IB_WC_REM_OP_ERR:
+		return RDS_RDMA_REMOTE_ERROR;
+	case IB_WC_WR_FLUSH_ERR:
+	case IB_WC_RETRY_EXC_ERR:
+	case IB_WC_RNR_RETRY_EXC_ERR:
+		return RDS_RDMA_DROPPED;
+	default:
+		return RDS_RDMA_OTHER_ERROR;
+	}
+}
+
+static void rds_ib_op_dma_unmap(struct rds_rdma_op *op)
+{
+	if (!op->dma_nents)
+		return;
+	ib_dma_unmap_sg(op->dma_dev, op->sgt.sgl, op->sgt.orig_nents,
+			op->write ? DMA_TO_DEVICE : DMA_FROM_DEVICE);
+	op->dma_nents = 0;
+}
+
+/**
+ * rds_ib_send_op_unmap() - unmap an operation teardown cut short
+ * @ic: the connection, its QP drained
+ *
+ * An operation whose last RDMA WR was posted is unmapped by that WR's
+ * completion; only the one xmit was still posting can be left.
+ */
+void rds_ib_send_op_unmap(struct rds_ib_conn *ic)
+{
+	if (ic->xmit_op) {
+		rds_ib_op_dma_unmap(ic->xmit_op);
+		ic->xmit_op = NULL;
+	}
+}
+
+/* The RDMA and notification part of a send completion. */
+static void rds_ib_send_op_done(struct rds_ib_send_slot *slot,
+				enum ib_wc_status status)
+{
+	struct rds_rdma_op *op = slot->msg->op;
+
+	/* The first failure of the operation is its status. */
+	if (slot->rdma && status != IB_WC_SUCCESS && !op->status)
+		op->status = rds_ib_rdma_status(status);
+	if (slot->rdma_last)
+		rds_ib_op_dma_unmap(op);
+	if (slot->op_last)
+		rds_zc_rdma_done(op, rds_ib_rdma_status(status));
+	slot->rdma = false;
+	slot->rdma_last = false;
+	slot->op_last = false;
+}
+
 static void rds_ib_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rds_ib_conn *ic = cq->cq_context;
 	struct rds_ib_send_slot *slot =
 		container_of(wc->wr_cqe, struct rds_ib_send_slot, cqe);
 
+	if (slot->msg->op)
+		rds_ib_send_op_done(slot, wc->status);
 	rds_ib_send_unmap(ic, slot);
 	/* The slot is clean before it is free; pairs with slot_get(). */
 	smp_mb__before_atomic();
@@ -141,6 +207,86 @@ static bool rds_ib_send_slot_get(struct rds_ib_conn *ic)
 	return false;
 }
 
+/*
+ * Post the RDMA operation of a message, before its SENDs (wire 8.4): as
+ * many WRs as the ring takes now, each with up to max_sge entries of the
+ * local pages and the remote range continuing where the last one ended.
+ * Return: 0 when all of it is posted, -EAGAIN when the ring is full (the
+ * rest goes when slots free up), another negative errno to drop.
+ */
+static int rds_ib_xmit_rdma(struct rds_ib_conn *ic, struct rds_msg *m)
+{
+	struct rds_rdma_op *op = m->op;
+	struct ib_device *ibdev = ic->rdev->ibdev;
+	unsigned int max = op->write ? ic->max_sge : ic->max_sge_rd;
+	struct ib_sge sge[8];
+	int ret;
+
+	if (op->posted == op->len)
+		return 0;
+	if (!op->dma_nents) {
+		op->dma_nents = ib_dma_map_sg(ibdev, op->sgt.sgl,
+					      op->sgt.orig_nents,
+					      op->write ? DMA_TO_DEVICE :
+							  DMA_FROM_DEVICE);
+		if (!op->dma_nents)
+			return -ENOMEM;
+		op->dma_dev = ibdev;
+		op->next_sg = op->sgt.sgl;
+		ic->xmit_op = op;
+	}
+
+	while (op->posted < op->len) {
+		unsigned int i = ic->send_head;
+		struct rds_ib_send_slot *slot = &ic->send_slots[i];
+		struct ib_rdma_wr wr = {};
+		unsigned int n = 0;
+		u32 bytes = 0;
+
+		if (!rds_ib_send_slot_get(ic)) {
+			rds_ib_stat_inc(RDS_IB_STAT_TX_RING_FULL);
+			return -EAGAIN;
+		}
+		while (n < max && op->next_sg) {
+			sge[n].addr = sg_dma_address(op->next_sg);
+			sge[n].length = sg_dma_len(op->next_sg);
+			sge[n].lkey = ic->rdev->pd->local_dma_lkey;
+			bytes += sge[n].length;
+			n++;
+			op->next_sg = sg_next(op->next_sg);
+			/* Past the mapped entries: the op ends here. */
+			if (op->posted + bytes >= op->len)
+				op->next_sg = NULL;
+		}
+		wr.wr.wr_cqe = &slot->cqe;
+		wr.wr.sg_list = sge;
+		wr.wr.num_sge = n;
+		wr.wr.opcode = op->write ? IB_WR_RDMA_WRITE : IB_WR_RDMA_READ;
+		wr.wr.send_flags = IB_SEND_SIGNALED;
+		wr.remote_addr = op->remote_addr + op->posted;
+		wr.rkey = op->rkey;
+
+		slot->msg = rds_msg_get(m);
+		slot->rdma = true;
+		slot->rdma_last = op->posted + bytes >= op->len;
+		slot->op_last = slot->rdma_last && m->no_sends;
+		ret = ib_post_send(ic->qp, &wr.wr, NULL);
+		if (ret) {
+			slot->rdma = false;
+			slot->rdma_last = false;
+			slot->op_last = false;
+			rds_ib_send_unmap(ic, slot);
+			atomic_inc(&ic->send_free);
+			return ret;
+		}
+		ic->send_head = (i + 1) % ic->send_nr;
+		op->posted += bytes;
+		rds_ib_stat_inc(RDS_IB_STAT_TX_RDMA);
+	}
+	ic->xmit_op = NULL;	/* the last WR's completion unmaps it */
+	return 0;
+}
+
 /**
  * rds_ib_xmit() - post the fragments of a message
  * @conn: the connection, up
@@ -161,6 +307,14 @@ int rds_ib_xmit(struct rds_conn *conn, struct rds_msg *m, unsigned int *frag)
 	struct ib_sge sge[2];
 	int ret = 0;
 	u8 credit;
+
+	if (m->op && *frag == 0) {
+		ret = rds_ib_xmit_rdma(ic, m);
+		if (ret)
+			return ret;
+		if (m->no_sends)
+			return 0;
+	}
 
 	while (*frag < nr) {
 		unsigned int i = ic->send_head;
@@ -202,6 +356,12 @@ int rds_ib_xmit(struct rds_conn *conn, struct rds_msg *m, unsigned int *frag)
 		wr.send_flags = IB_SEND_SIGNALED;
 		if (*frag == nr - 1)	/* the peer wakes on the last one */
 			wr.send_flags |= IB_SEND_SOLICITED;
+		if (m->op) {
+			/* The ACK waits for a READ's data if asked to. */
+			if (*frag == 0 && m->op->fence)
+				wr.send_flags |= IB_SEND_FENCE;
+			slot->op_last = *frag == nr - 1;
+		}
 
 		if (m->len) {
 			slot->dma_len = min_t(size_t, m->len - off,
@@ -223,6 +383,7 @@ int rds_ib_xmit(struct rds_conn *conn, struct rds_msg *m, unsigned int *frag)
 
 		ret = ib_post_send(ic->qp, &wr, NULL);
 		if (ret) {	/* the connection drops: credits go with it */
+			slot->op_last = false;
 			rds_ib_send_unmap(ic, slot);
 			atomic_inc(&ic->send_free);
 			return ret;

@@ -22,6 +22,9 @@ static const char * const rds_ib_stat_names[RDS_IB_STAT_NR] = {
 	[RDS_IB_STAT_RX_ACK_FRAMES]	= "ib_rx_ack_frames",
 	[RDS_IB_STAT_RX_CREDIT_UPDATES]	= "ib_rx_credit_updates",
 	[RDS_IB_STAT_CONN_FLOW_CONTROL]	= "ib_conn_flow_control",
+	[RDS_IB_STAT_TX_RDMA]		= "ib_tx_rdma_wrs",
+	[RDS_IB_STAT_MR_REG]		= "ib_mr_registered",
+	[RDS_IB_STAT_MR_INVALIDATE]	= "ib_mr_invalidated",
 };
 
 static const char *rds_ib_stat_name(unsigned int i)

@@ -14,6 +14,7 @@
 #include <linux/uio.h>
 
 #include "message.h"
+#include "rdma.h"
 
 /**
  * rds_msg_alloc() - allocate a message able to hold @len payload bytes
@@ -131,6 +132,8 @@ void rds_msg_put(struct rds_msg *m)
 	if (!m || !refcount_dec_and_test(&m->refs))
 		return;
 	WARN_ON_ONCE(m->rs);	/* still charged to a socket */
+	if (m->op)
+		rds_rdma_op_free(m->op);
 	for (i = 0; i < m->nr_pages; i++)
 		__free_page(m->pages[i]);
 	kfree(m);

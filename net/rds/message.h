@@ -24,6 +24,7 @@
 /* Bytes of extension header every message carries (wire section 4.5). */
 #define RDS_HDR_EXT_SPACE	16
 
+struct rds_rdma_op;
 struct rds_sock;
 
 /*
@@ -43,6 +44,12 @@ struct rds_msg {
 	__be16		dport;
 	u8		flags;		/* RDS_FLAG_* */
 	u8		exthdr[RDS_HDR_EXT_SPACE];
+	struct rds_rdma_op *op;		/* RDS_CMSG_RDMA_ARGS, freed with it */
+	/*
+	 * Only a silent RDMA operation, no payload: no SEND goes out, and
+	 * the sequence number becomes a gap (wire 8.4).
+	 */
+	bool		no_sends;
 	unsigned int	nr_pages;	/* pages filled in */
 	struct page	*pages[];	/* DIV_ROUND_UP(len, PAGE_SIZE) */
 };
@@ -68,6 +75,8 @@ struct rds_incoming {
 	__be16		sport;
 	__be16		dport;
 	u64		rx_lat[RDS_RX_LAT_NR];
+	u64		rdma_cookie;	/* from an RDMA_DEST extension */
+	bool		has_rdma_cookie;
 };
 
 struct rds_msg *rds_msg_alloc(size_t len, gfp_t gfp);

@@ -7,6 +7,7 @@
 
 #include "cong.h"
 #include "connection.h"
+#include "rdma.h"
 #include "socket.h"
 #include "sysctl.h"
 
@@ -14,9 +15,12 @@ static int __init rds_zc_init(void)
 {
 	int ret;
 
-	ret = rds_conn_init();
+	ret = rds_rdma_init();
 	if (ret)
 		return ret;
+	ret = rds_conn_init();
+	if (ret)
+		goto out_rdma;
 	/* First: it fails cleanly when the distribution's rds is loaded. */
 	ret = rds_socket_init();
 	if (ret)
@@ -30,6 +34,8 @@ out_socket:
 	rds_socket_exit();
 out_conn:
 	rds_conn_exit();
+out_rdma:
+	rds_rdma_exit();
 	return ret;
 }
 
@@ -39,6 +45,7 @@ static void __exit rds_zc_exit(void)
 	rds_socket_exit();
 	rds_conn_exit();
 	rds_cong_exit();
+	rds_rdma_exit();
 }
 
 module_init(rds_zc_init);

@@ -21,6 +21,7 @@
 #include "bind.h"
 #include "connection.h"
 #include "message.h"
+#include "rdma.h"
 #include "recv.h"
 #include "sock.h"
 #include "stats.h"
@@ -106,6 +107,8 @@ void rds_zc_deliver(struct net *net, struct rds_incoming *inc)
 		rds_inc_free(inc);
 		return;
 	}
+	if (inc->msg->exthdr[0])
+		rds_rdma_recv_exthdr(rs, inc);
 	rds_recv_queue(rs, inc);
 	sock_put(&rs->sk);
 }
@@ -115,14 +118,14 @@ EXPORT_SYMBOL_GPL(rds_zc_deliver);
  * rds_recv_readable() - would recvmsg() return something now?
  * @rs: the socket
  *
- * Return: true if a message or a congestion notification is waiting.
+ * Return: true if a message or a congestion or RDMA notification waits.
  */
 bool rds_recv_readable(struct rds_sock *rs)
 {
 	bool ret;
 
 	spin_lock_bh(&rs->recv_lock);
-	ret = !list_empty(&rs->recv_queue);
+	ret = !list_empty(&rs->recv_queue) || !list_empty(&rs->notify_queue);
 	spin_unlock_bh(&rs->recv_lock);
 	return ret || rds_cong_monitor_pending(&rs->cong_mon);
 }
@@ -251,7 +254,7 @@ static int rds_recv_one(struct rds_sock *rs, struct msghdr *msg,
 		if (flags & MSG_TRUNC)
 			ret = len;
 	}
-	if (rds_recv_put_latency(rs, msg, inc))
+	if (rds_recv_put_latency(rs, msg, inc) || rds_rdma_put_dest(msg, inc))
 		return -EFAULT;
 	rds_recv_fill_name(msg, inc);
 	trace_rds_recv_read(inc->saddr, inc->sport, inc->daddr, inc->dport,
@@ -272,7 +275,10 @@ static int rds_recv_one(struct rds_sock *rs, struct msghdr *msg,
  * @flags: MSG_DONTWAIT, MSG_PEEK, MSG_TRUNC are honoured
  *
  * Pending congestion notifications are returned first, as an empty
- * message with an RDS_CMSG_CONG_UPDATE control message.
+ * message with an RDS_CMSG_CONG_UPDATE control message; then RDMA
+ * notifications, as an empty message with RDS_CMSG_RDMA_STATUS control
+ * messages; then datagrams, with RDS_CMSG_RDMA_DEST if one carried a
+ * cookie.
  *
  * MSG_OOB returns 0 and MSG_ERRQUEUE reads the (always empty) error
  * queue, as they always did with RDS.
@@ -300,6 +306,8 @@ int rds_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
 		if (mutex_lock_interruptible(&rs->recv_mutex))
 			return sock_intr_errno(timeo_set);
 		ret = rds_recv_cong_notify(rs, msg);
+		if (ret == -EAGAIN)
+			ret = rds_rdma_recv_cmsgs(rs, msg);
 		if (ret == -EAGAIN)
 			ret = rds_recv_one(rs, msg, size, flags);
 		mutex_unlock(&rs->recv_mutex);

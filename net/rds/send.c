@@ -16,6 +16,7 @@
 #include "connection.h"
 #include "loop.h"
 #include "message.h"
+#include "rdma.h"
 #include "send.h"
 #include "sock.h"
 #include "stats.h"
@@ -58,9 +59,10 @@ static int rds_send_dest(struct rds_sock *rs, struct msghdr *msg,
 }
 
 /*
- * Control messages.  Those of other levels are ignored, as by every
- * datagram socket.  RDMA and atomics need a transport that carries them;
- * local delivery does not.
+ * Control messages, a first pass before anything is allocated: those of
+ * other levels are ignored, as by every datagram socket; the RDMA ones
+ * are parsed by rds_rdma_cmsgs() once the message exists; atomics and
+ * zero-copy cookies are not supported.
  */
 static int rds_send_check_cmsgs(struct msghdr *msg)
 {
@@ -75,6 +77,7 @@ static int rds_send_check_cmsgs(struct msghdr *msg)
 		case RDS_CMSG_RDMA_ARGS:
 		case RDS_CMSG_RDMA_DEST:
 		case RDS_CMSG_RDMA_MAP:
+			break;
 		case RDS_CMSG_ATOMIC_FADD:
 		case RDS_CMSG_ATOMIC_CSWP:
 		case RDS_CMSG_MASKED_ATOMIC_FADD:
@@ -196,6 +199,7 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	__be32 saddr, daddr;
 	__be16 sport, dport;
 	struct rds_msg *m;
+	bool remote;
 	u8 tos;
 	int ret;
 
@@ -229,8 +233,12 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	ret = rds_msg_copy_from_iter(m, &msg->msg_iter);
 	if (ret)
 		goto out;
+	remote = !rds_loop_addr_is_local(net, daddr);
+	ret = rds_rdma_cmsgs(rs, msg, m, remote);
+	if (ret)
+		goto out;
 
-	if (!rds_loop_addr_is_local(net, daddr)) {
+	if (remote) {
 		ret = rds_send_remote(rs, trans, &m, saddr, sport, daddr, dport,
 				      tos, nonblock, &timeo);
 		if (ret)

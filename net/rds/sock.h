@@ -15,7 +15,8 @@
  *    readers on the data path may read them without the lock after seeing
  *    bound_port != 0 (with READ_ONCE).
  *  - recv_lock (bottom halves off) protects recv_queue, rcv_bytes,
- *    congested and dead.  It is taken by deliverers in any context.
+ *    congested, dead and notify_queue.
+ *  - mr_lock (bottom halves off) protects mr_tree.  It is taken by deliverers in any context.
  *  - snd_lock (bottom halves off) protects snd_bytes: the payload bytes
  *    of this socket's messages queued on connections and not yet
  *    acknowledged or cancelled.  Taken from completion handlers too.
@@ -28,6 +29,7 @@
 
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/rbtree.h>
 #include <linux/spinlock.h>
 #include <net/sock.h>
 #include <uapi/linux/rds.h>
@@ -71,6 +73,11 @@ struct rds_sock {
 
 	spinlock_t	snd_lock;	/* snd_bytes, see above */
 	size_t		snd_bytes;
+
+	/* RDMA (rdma.c): MRs by rkey under mr_lock, notifications. */
+	spinlock_t	mr_lock;
+	struct rb_root	mr_tree;
+	struct list_head notify_queue;	/* under recv_lock */
 
 	struct rds_cong_monitor cong_mon;
 	/* Set by a send refused with ENOBUFS, cleared by poll() reporting it. */

@@ -18,6 +18,7 @@
 #include "bind.h"
 #include "connection.h"
 #include "loop.h"
+#include "rdma.h"
 #include "recv.h"
 #include "send.h"
 #include "sock.h"
@@ -82,6 +83,7 @@ static int rds_create(struct net *net, struct socket *sock, int protocol,
 	INIT_LIST_HEAD(&rs->recv_queue);
 	mutex_init(&rs->recv_mutex);
 	spin_lock_init(&rs->snd_lock);
+	rds_rdma_sock_init(rs);
 	rds_cong_monitor_init(&rs->cong_mon, net, rds_sock_cong_wake);
 
 	spin_lock_bh(&rds_sock_list_lock);
@@ -112,6 +114,8 @@ static int rds_release(struct socket *sock)
 		rds_conn_cancel(rs, 0, 0, true);
 	trace_rds_sock_release(rs, rs->bound_addr, rs->bound_port,
 			       rds_recv_purge(rs));
+	/* Keys invalidated and pages unpinned before close returns. */
+	rds_rdma_sock_release(rs);
 
 	lock_sock(sk);
 	rds_cong_map_put(rs->cong_map);

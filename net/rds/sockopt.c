@@ -17,6 +17,7 @@
 
 #include "connection.h"
 #include "info.h"
+#include "rdma.h"
 #include "sock.h"
 #include "socket.h"
 #include "transport_core.h"
@@ -52,11 +53,7 @@ static int rds_opt_cancel_sent_to(struct rds_sock *rs, sockptr_t optval,
 	return 0;
 }
 
-/*
- * Memory registration needs a transport that does RDMA.  None does yet,
- * so arguments are validated and the call reports "not supported"; a
- * socket that is not bound has no transport at all.
- */
+/* Memory registration for RDMA (rdma.c); the argument is copied first. */
 static int rds_opt_get_mr(struct rds_sock *rs, sockptr_t optval,
 			  unsigned int optlen, size_t argsize)
 {
@@ -71,15 +68,11 @@ static int rds_opt_get_mr(struct rds_sock *rs, sockptr_t optval,
 		return -EFAULT;
 	if (!READ_ONCE(rs->bound_port))
 		return -ENOTCONN;
-	return -EOPNOTSUPP;
+	return rds_rdma_get_mr(rs, &args, argsize);
 }
 
-/*
- * Cookie 0 names no memory: it succeeds (with INVALIDATE it would flush
- * every mapping of the socket), and programs use it to probe for RDMA.
- * No other cookie can exist yet.
- */
-static int rds_opt_free_mr(sockptr_t optval, unsigned int optlen)
+static int rds_opt_free_mr(struct rds_sock *rs, sockptr_t optval,
+			   unsigned int optlen)
 {
 	struct rds_free_mr_args args;
 
@@ -87,7 +80,7 @@ static int rds_opt_free_mr(sockptr_t optval, unsigned int optlen)
 		return -EINVAL;
 	if (copy_from_sockptr(&args, optval, sizeof(args)))
 		return -EFAULT;
-	return args.cookie ? -EINVAL : 0;
+	return rds_rdma_free_mr(rs, args.cookie, args.flags);
 }
 
 /*
@@ -179,7 +172,7 @@ int rds_setsockopt(struct socket *sock, int level, int optname,
 		return rds_opt_get_mr(rs, optval, optlen,
 				      sizeof(struct rds_get_mr_for_dest_args));
 	case RDS_FREE_MR:
-		return rds_opt_free_mr(optval, optlen);
+		return rds_opt_free_mr(rs, optval, optlen);
 	case RDS_RECVERR:
 		lock_sock(sock->sk);
 		ret = rds_opt_bool(&rs->recverr, optval, optlen);

@@ -20,6 +20,7 @@
 struct net;
 struct rds_conn;
 struct rds_incoming;
+struct rds_mr;
 struct rds_msg;
 
 /*
@@ -80,6 +81,23 @@ struct rds_transport {
 	void (*conn_shutdown)(struct rds_conn *conn);
 	int (*xmit)(struct rds_conn *conn, struct rds_msg *m,
 		    unsigned int *frag);
+
+	/*
+	 * Memory registration (optional: without it RDS_GET_MR and
+	 * RDS_CMSG_RDMA_MAP fail with EOPNOTSUPP).  See rdma.h.
+	 *
+	 * @mr_reg: register the pinned pages of @mr (pages, nr_pages,
+	 *	offset, len) for the peers of local address @laddr; set
+	 *	mr->rkey and mr->tp.  Process context.
+	 * @mr_dereg: invalidate and release mr->tp; when it returns, no
+	 *	peer reaches the pages.  Process context.
+	 *
+	 * A transport with @mr_reg also carries RDMA operations: @xmit
+	 * posts m->op before the message's SENDs and reports its end with
+	 * rds_zc_conn_rdma_done().
+	 */
+	int (*mr_reg)(struct net *net, __be32 laddr, struct rds_mr *mr);
+	void (*mr_dereg)(struct rds_mr *mr);
 };
 
 int rds_zc_transport_register(struct rds_transport *t);
@@ -92,5 +110,6 @@ void rds_zc_transport_unregister(struct rds_transport *t);
 void rds_zc_deliver(struct net *net, struct rds_incoming *inc);
 
 #include "connection.h"
+#include "rdma.h"
 
 #endif /* _RDS_ZC_TRANSPORT_H */

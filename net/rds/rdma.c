@@ -1,0 +1,856 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Zero-copy RDMA, the core's part (see rdma.h): memory regions for
+ * RDS_GET_MR, RDS_GET_MR_FOR_DEST, RDS_FREE_MR and RDS_CMSG_RDMA_MAP;
+ * cookies handed along with RDS_CMSG_RDMA_DEST; operations from
+ * RDS_CMSG_RDMA_ARGS; the extension headers that carry them (wire
+ * sections 4.5 and 8); and the RDS_CMSG_RDMA_STATUS notifications.
+ *
+ * Registration needs only a bound socket: the transport registers on the
+ * device of the bound address, so RDS_GET_MR works before any connection
+ * exists.  Pinned pages are charged to RLIMIT_MEMLOCK (mm->pinned_vm) as
+ * ib_umem charges them.
+ *
+ * Locking: rs->mr_lock (bottom halves off) protects rs->mr_tree;
+ * rs->recv_lock protects rs->notify_queue and every op->notified.
+ */
+#include <linux/errno.h>
+#include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/socket.h>
+#include <linux/uaccess.h>
+#include <linux/uio.h>
+#include <net/sock.h>
+#include <uapi/linux/rds.h>
+
+#include "message.h"
+#include "rdma.h"
+#include "sock.h"
+#include "stats.h"
+#include "transport.h"
+
+/* Flags of the RDMA interface; any other bit is refused with EINVAL. */
+#define RDS_RDMA_FLAGS	(RDS_RDMA_READWRITE | RDS_RDMA_FENCE | \
+			 RDS_RDMA_INVALIDATE | RDS_RDMA_USE_ONCE | \
+			 RDS_RDMA_DONTWAIT | RDS_RDMA_NOTIFY_ME | \
+			 RDS_RDMA_SILENT)
+
+/* Extension header types and sizes (wire 4.5). */
+#define RDS_EXTHDR_NONE		0
+#define RDS_EXTHDR_RDMA		2	/* be32 rkey */
+#define RDS_EXTHDR_RDMA_DEST	3	/* be32 rkey, be32 offset */
+
+static struct workqueue_struct *rds_mr_wq;
+
+struct rds_notifier {
+	struct list_head item;		/* on rs->notify_queue */
+	struct rds_rdma_notify n;
+};
+
+static u64 rds_rdma_cookie(u32 rkey, u32 offset)
+{
+	return rkey | ((u64)offset << 32);
+}
+
+/* ------------------------------------------------------- user pages */
+
+/*
+ * Pin the pages under [addr, addr + len).  Return: 0 with *@pagesp and
+ * *@nrp set, or -EFAULT for memory that is not there, -ENOMEM.
+ */
+static int rds_rdma_pin(unsigned long addr, size_t len, unsigned int gup,
+			struct page ***pagesp, unsigned int *nrp)
+{
+	unsigned long start = addr & PAGE_MASK;
+	unsigned int nr = DIV_ROUND_UP(offset_in_page(addr) + len, PAGE_SIZE);
+	unsigned int done = 0;
+	struct page **pages;
+	int ret;
+
+	pages = kvmalloc_array(nr, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return -ENOMEM;
+	while (done < nr) {
+		ret = pin_user_pages_fast(start + (unsigned long)done * PAGE_SIZE,
+					  nr - done, gup, pages + done);
+		if (ret <= 0) {
+			unpin_user_pages(pages, done);
+			kvfree(pages);
+			return ret ? ret : -EFAULT;
+		}
+		done += ret;
+	}
+	*pagesp = pages;
+	*nrp = nr;
+	return 0;
+}
+
+/* Charge @nr pinned pages to @mm against RLIMIT_MEMLOCK. */
+static int rds_rdma_charge(struct mm_struct *mm, unsigned long nr)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+
+	if (atomic64_add_return(nr, &mm->pinned_vm) > limit &&
+	    !capable(CAP_IPC_LOCK)) {
+		atomic64_sub(nr, &mm->pinned_vm);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------- MRs */
+
+static void rds_mr_release(struct rds_mr *mr)
+{
+	if (mr->tp)
+		mr->trans->mr_dereg(mr);	/* the key is dead after this */
+	unpin_user_pages_dirty_lock(mr->pages, mr->nr_pages, true);
+	atomic64_sub(mr->nr_pages, &mr->mm->pinned_vm);
+	mmdrop(mr->mm);
+	kvfree(mr->pages);
+	kfree(mr);
+	rds_stat_inc(RDS_STAT_MR_RELEASED);
+}
+
+static void rds_mr_free_work(struct work_struct *work)
+{
+	rds_mr_release(container_of(work, struct rds_mr, free_w));
+}
+
+/**
+ * rds_mr_put() - drop a reference on an MR
+ * @mr: the MR
+ *
+ * The last reference invalidates and unpins it: at once in process
+ * context, through rds_mr_wq from softirq.
+ */
+void rds_mr_put(struct rds_mr *mr)
+{
+	if (!refcount_dec_and_test(&mr->refs))
+		return;
+	if (in_task()) {
+		rds_mr_release(mr);
+	} else {
+		INIT_WORK(&mr->free_w, rds_mr_free_work);
+		queue_work(rds_mr_wq, &mr->free_w);
+	}
+}
+
+/* Caller holds rs->mr_lock. */
+static struct rds_mr *rds_mr_find(struct rds_sock *rs, u32 rkey)
+{
+	struct rb_node *n = rs->mr_tree.rb_node;
+
+	while (n) {
+		struct rds_mr *mr = rb_entry(n, struct rds_mr, node);
+
+		if (rkey < mr->rkey)
+			n = n->rb_left;
+		else if (rkey > mr->rkey)
+			n = n->rb_right;
+		else
+			return mr;
+	}
+	return NULL;
+}
+
+static int rds_mr_insert(struct rds_sock *rs, struct rds_mr *mr)
+{
+	struct rb_node **p = &rs->mr_tree.rb_node, *parent = NULL;
+
+	spin_lock_bh(&rs->mr_lock);
+	while (*p) {
+		struct rds_mr *cur = rb_entry(*p, struct rds_mr, node);
+
+		parent = *p;
+		if (mr->rkey < cur->rkey) {
+			p = &(*p)->rb_left;
+		} else if (mr->rkey > cur->rkey) {
+			p = &(*p)->rb_right;
+		} else {
+			spin_unlock_bh(&rs->mr_lock);
+			return -EBUSY;
+		}
+	}
+	rb_link_node(&mr->node, parent, p);
+	rb_insert_color(&mr->node, &rs->mr_tree);
+	spin_unlock_bh(&rs->mr_lock);
+	return 0;
+}
+
+/* Take the MR of @rkey out of the socket's tree; the tree's reference. */
+static struct rds_mr *rds_mr_take(struct rds_sock *rs, u32 rkey)
+{
+	struct rds_mr *mr;
+
+	spin_lock_bh(&rs->mr_lock);
+	mr = rds_mr_find(rs, rkey);
+	if (mr)
+		rb_erase(&mr->node, &rs->mr_tree);
+	spin_unlock_bh(&rs->mr_lock);
+	return mr;
+}
+
+/*
+ * Pin and register @vec for the socket's peers.  Return: the MR, with
+ * one reference, not yet in the tree; or an errno (see rds_rdma_get_mr).
+ */
+static struct rds_mr *rds_mr_create(struct rds_sock *rs,
+				    const struct rds_iovec *vec, u64 flags)
+{
+	const struct rds_transport *trans;
+	struct rds_mr *mr;
+	__be32 laddr;
+	int ret;
+
+	if (flags & ~RDS_RDMA_FLAGS)
+		return ERR_PTR(-EINVAL);
+	if (!vec->bytes || vec->bytes > RDS_MAX_MSG_SIZE + PAGE_SIZE ||
+	    vec->addr + vec->bytes < vec->addr)
+		return ERR_PTR(-EINVAL);
+
+	lock_sock(&rs->sk);
+	laddr = rs->bound_addr;
+	trans = rs->trans;
+	release_sock(&rs->sk);
+	if (!READ_ONCE(rs->bound_port))
+		return ERR_PTR(-ENOTCONN);
+	if (!trans || !trans->mr_reg)
+		return ERR_PTR(-EOPNOTSUPP);
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	refcount_set(&mr->refs, 1);
+	mr->flags = flags;
+	mr->offset = offset_in_page(vec->addr);
+	mr->len = vec->bytes;
+	mr->trans = trans;
+
+	ret = rds_rdma_pin(vec->addr, vec->bytes, FOLL_WRITE | FOLL_LONGTERM,
+			   &mr->pages, &mr->nr_pages);
+	if (ret)
+		goto out_free;
+	ret = rds_rdma_charge(current->mm, mr->nr_pages);
+	if (ret)
+		goto out_unpin;
+	mr->mm = current->mm;
+	mmgrab(mr->mm);
+
+	ret = trans->mr_reg(sock_net(&rs->sk), laddr, mr);
+	if (ret)
+		goto out_uncharge;
+	rds_stat_inc(RDS_STAT_MR_CREATED);
+	return mr;
+
+out_uncharge:
+	atomic64_sub(mr->nr_pages, &mr->mm->pinned_vm);
+	mmdrop(mr->mm);
+out_unpin:
+	unpin_user_pages(mr->pages, mr->nr_pages);
+	kvfree(mr->pages);
+out_free:
+	kfree(mr);
+	return ERR_PTR(ret);
+}
+
+/*
+ * Register @vec, store its cookie at @cookie_addr (if not 0) and file it
+ * under the socket.  Return: 0 with *@cookie set, or a negative errno.
+ */
+static int rds_mr_map(struct rds_sock *rs, const struct rds_iovec *vec,
+		      u64 cookie_addr, u64 flags, u64 *cookie)
+{
+	struct rds_mr *mr = rds_mr_create(rs, vec, flags);
+	int ret;
+
+	if (IS_ERR(mr))
+		return PTR_ERR(mr);
+	*cookie = rds_rdma_cookie(mr->rkey, mr->offset);
+	ret = rds_mr_insert(rs, mr);
+	if (ret) {
+		rds_mr_put(mr);
+		return ret;
+	}
+	if (cookie_addr &&
+	    put_user(*cookie, (u64 __user *)(unsigned long)cookie_addr)) {
+		mr = rds_mr_take(rs, mr->rkey);
+		if (mr)
+			rds_mr_put(mr);
+		return -EFAULT;
+	}
+	return 0;
+}
+
+/**
+ * rds_rdma_get_mr() - RDS_GET_MR and RDS_GET_MR_FOR_DEST
+ * @rs: the socket, bound to an address of an RDMA device
+ * @args: struct rds_get_mr_args or struct rds_get_mr_for_dest_args,
+ *	  copied from the user
+ * @argsize: which of the two
+ *
+ * The destination of RDS_GET_MR_FOR_DEST does not matter: a registration
+ * serves every peer of the device.  It must be an IPv4 address.
+ *
+ * Return: 0, or -ENOTCONN when unbound, -EOPNOTSUPP when the bound
+ * address is not on an RDMA device that registers memory, -EINVAL for a
+ * bad length, range or flag, -EFAULT for memory that is not there,
+ * -ENOMEM over RLIMIT_MEMLOCK, -EAGAIN when the MR pool is exhausted,
+ * -EBUSY when the pages cannot be DMA-mapped.
+ */
+int rds_rdma_get_mr(struct rds_sock *rs, const void *args, size_t argsize)
+{
+	const struct rds_get_mr_for_dest_args *d = args;
+	const struct rds_get_mr_args *a = args;
+	u64 cookie;
+
+	if (argsize == sizeof(*d)) {
+		if (d->dest_addr.ss_family == AF_INET6)
+			return -EAFNOSUPPORT;
+		if (d->dest_addr.ss_family != AF_INET)
+			return -EINVAL;
+		return rds_mr_map(rs, &d->vec, d->cookie_addr, d->flags,
+				  &cookie);
+	}
+	return rds_mr_map(rs, &a->vec, a->cookie_addr, a->flags, &cookie);
+}
+
+/**
+ * rds_rdma_free_mr() - RDS_FREE_MR
+ * @rs: the socket
+ * @cookie: a cookie of this socket, or 0
+ * @flags: RDS_RDMA_INVALIDATE or 0
+ *
+ * Every release invalidates the key before the pages are unpinned, so
+ * with or without RDS_RDMA_INVALIDATE the peer's next RDMA against it
+ * fails.  Cookie 0 names no MR and succeeds: programs use it to probe
+ * for RDMA; with RDS_RDMA_INVALIDATE it asks for what every release
+ * already did.
+ *
+ * Return: 0, or -EINVAL for a cookie this socket does not have.
+ */
+int rds_rdma_free_mr(struct rds_sock *rs, u64 cookie, u64 flags)
+{
+	struct rds_mr *mr;
+
+	if (!cookie)
+		return 0;
+	mr = rds_mr_take(rs, (u32)cookie);
+	if (!mr)
+		return -EINVAL;
+	rds_mr_put(mr);
+	return 0;
+}
+
+/**
+ * rds_rdma_sock_init() - the RDMA state of a new socket
+ * @rs: the socket
+ */
+void rds_rdma_sock_init(struct rds_sock *rs)
+{
+	spin_lock_init(&rs->mr_lock);
+	rs->mr_tree = RB_ROOT;
+	INIT_LIST_HEAD(&rs->notify_queue);
+}
+
+/**
+ * rds_rdma_sock_release() - invalidate and unpin everything of a socket
+ * @rs: the socket, being released; nothing is delivered to it any more
+ *
+ * When it returns no key of the socket is valid and none of its pages
+ * is pinned, including those released from softirq meanwhile.
+ */
+void rds_rdma_sock_release(struct rds_sock *rs)
+{
+	struct rds_notifier *n, *tmp;
+	struct rb_node *node;
+	struct rds_mr *mr;
+	LIST_HEAD(notes);
+
+	for (;;) {
+		spin_lock_bh(&rs->mr_lock);
+		node = rb_first(&rs->mr_tree);
+		mr = node ? rb_entry(node, struct rds_mr, node) : NULL;
+		if (mr)
+			rb_erase(&mr->node, &rs->mr_tree);
+		spin_unlock_bh(&rs->mr_lock);
+		if (!mr)
+			break;
+		rds_mr_put(mr);
+	}
+	flush_workqueue(rds_mr_wq);
+
+	spin_lock_bh(&rs->recv_lock);
+	list_splice_init(&rs->notify_queue, &notes);
+	spin_unlock_bh(&rs->recv_lock);
+	list_for_each_entry_safe(n, tmp, &notes, item)
+		kfree(n);
+}
+
+/* ------------------------------------------------ extension headers */
+
+static void rds_exthdr_put32(u8 *p, u32 v)
+{
+	__be32 be = cpu_to_be32(v);
+
+	memcpy(p, &be, sizeof(be));
+}
+
+static u32 rds_exthdr_get32(const u8 *p)
+{
+	__be32 be;
+
+	memcpy(&be, p, sizeof(be));
+	return be32_to_cpu(be);
+}
+
+/*
+ * Walk a received header's extensions (wire 4.5) for one type.  Return:
+ * the payload of the first entry of @type, or NULL.
+ */
+static const u8 *rds_exthdr_find(const u8 *ext, u8 type)
+{
+	static const u8 size[] = { 0, 4, 4, 8, 0, 2, 4 };
+	unsigned int pos = 0;
+
+	while (pos < RDS_HDR_EXT_SPACE) {
+		u8 t = ext[pos];
+		unsigned int len;
+
+		if (t == RDS_EXTHDR_NONE || t >= 16)
+			return NULL;
+		len = t < ARRAY_SIZE(size) ? size[t] : 0;
+		if (pos + 1 + len > RDS_HDR_EXT_SPACE)
+			return NULL;
+		if (t == type)
+			return ext + pos + 1;
+		pos += 1 + len;
+	}
+	return NULL;
+}
+
+/* ------------------------------------------------------- operations */
+
+static void rds_rdma_op_free_work(struct work_struct *work)
+{
+	struct rds_rdma_op *op = container_of(work, struct rds_rdma_op, free_w);
+
+	WARN_ON_ONCE(op->dma_nents);	/* the transport unmapped it */
+	sg_free_table(&op->sgt);
+	if (op->pages) {
+		/* A READ wrote into them. */
+		unpin_user_pages_dirty_lock(op->pages, op->nr_pages, !op->write);
+		kvfree(op->pages);
+	}
+	if (op->rs)
+		sock_put(&op->rs->sk);
+	kfree(op);
+}
+
+/**
+ * rds_rdma_op_free() - release an operation with its message
+ * @op: the operation
+ *
+ * Context: any; unpinning, which may sleep, goes through rds_mr_wq.
+ */
+void rds_rdma_op_free(struct rds_rdma_op *op)
+{
+	INIT_WORK(&op->free_w, rds_rdma_op_free_work);
+	if (in_task())
+		rds_rdma_op_free_work(&op->free_w);
+	else
+		queue_work(rds_mr_wq, &op->free_w);
+}
+
+/**
+ * rds_rdma_op_done() - an operation finished: queue its notification
+ * @op: the operation
+ * @status: RDS_RDMA_SUCCESS or the error; the first error sticks
+ *
+ * At most one notification per operation: on RDS_RDMA_NOTIFY_ME always,
+ * with RDS_RECVERR on the socket for a failure.
+ *
+ * Context: any.
+ */
+void rds_rdma_op_done(struct rds_rdma_op *op, int status)
+{
+	struct rds_sock *rs = op->rs;
+	struct rds_notifier *n = NULL;
+	bool queued = false;
+
+	if (!op->status)
+		op->status = status;
+	if (op->notify || (op->status && READ_ONCE(rs->recverr)))
+		n = kzalloc(sizeof(*n), GFP_ATOMIC);
+
+	spin_lock_bh(&rs->recv_lock);
+	if (!op->notified) {
+		op->notified = true;
+		if (n && !rs->dead) {
+			n->n.user_token = op->token;
+			n->n.status = op->status;
+			list_add_tail(&n->item, &rs->notify_queue);
+			queued = true;
+		}
+	}
+	spin_unlock_bh(&rs->recv_lock);
+	if (queued) {
+		rds_stat_inc(RDS_STAT_RDMA_NOTIFY);
+		rs->sk.sk_data_ready(&rs->sk);
+	} else {
+		kfree(n);
+	}
+}
+
+/**
+ * rds_zc_rdma_done() - the transport finished an operation
+ * @op: the operation of a message it was given
+ * @status: RDS_RDMA_SUCCESS, or how it failed: RDS_RDMA_REMOTE_ERROR for
+ *	a remote access error, RDS_RDMA_DROPPED when the connection went
+ *	down first, RDS_RDMA_OTHER_ERROR
+ *
+ * Called once the last work request of the operation, or the message's
+ * last SEND if it has any, completed.  Context: any.
+ */
+void rds_zc_rdma_done(struct rds_rdma_op *op, int status)
+{
+	rds_rdma_op_done(op, status);
+}
+EXPORT_SYMBOL_GPL(rds_zc_rdma_done);
+
+/* Build the local side of an operation from the user's iovecs. */
+static int rds_rdma_op_pin(struct rds_rdma_op *op, const struct rds_iovec *iov,
+			   unsigned int nr, unsigned int gup)
+{
+	struct scatterlist *sg;
+	unsigned int i, p = 0, ents = 0;
+	int ret;
+
+	for (i = 0; i < nr; i++)
+		if (iov[i].bytes)
+			ents += DIV_ROUND_UP(offset_in_page(iov[i].addr) +
+					     iov[i].bytes, PAGE_SIZE);
+	op->pages = kvmalloc_array(ents, sizeof(*op->pages), GFP_KERNEL);
+	if (!op->pages)
+		return -ENOMEM;
+	ret = sg_alloc_table(&op->sgt, ents, GFP_KERNEL);
+	if (ret)
+		return ret;
+
+	sg = op->sgt.sgl;
+	for (i = 0; i < nr; i++) {
+		unsigned long addr = iov[i].addr;
+		size_t left = iov[i].bytes;
+		struct page **pages;
+		unsigned int n, k;
+
+		if (!left)
+			continue;
+		ret = rds_rdma_pin(addr, left, gup, &pages, &n);
+		if (ret)
+			return ret;
+		for (k = 0; k < n; k++) {
+			size_t off = k ? 0 : offset_in_page(addr);
+			size_t len = min_t(size_t, left, PAGE_SIZE - off);
+
+			op->pages[p++] = pages[k];
+			op->nr_pages = p;
+			sg_set_page(sg, pages[k], len, off);
+			sg = sg_next(sg);
+			left -= len;
+		}
+		kvfree(pages);
+	}
+	return 0;
+}
+
+/* RDS_CMSG_RDMA_ARGS: validate and build the operation. */
+static struct rds_rdma_op *rds_rdma_op_build(struct rds_sock *rs,
+					     const struct rds_rdma_args *a)
+{
+	struct rds_iovec *iov;
+	struct rds_rdma_op *op;
+	u64 total = 0;
+	unsigned int i;
+	int ret;
+
+	if (a->flags & ~RDS_RDMA_FLAGS)
+		return ERR_PTR(-EINVAL);
+	if (!a->nr_local)
+		return ERR_PTR(-EINVAL);
+	if (a->nr_local > UIO_MAXIOV)
+		return ERR_PTR(-EMSGSIZE);
+	iov = memdup_user((void __user *)(unsigned long)a->local_vec_addr,
+			  a->nr_local * sizeof(*iov));
+	if (IS_ERR(iov))
+		return ERR_CAST(iov);
+	for (i = 0; i < a->nr_local; i++) {
+		if (iov[i].addr + iov[i].bytes < iov[i].addr ||
+		    iov[i].bytes > RDS_MAX_MSG_SIZE + PAGE_SIZE) {
+			ret = -EINVAL;
+			goto out_iov;
+		}
+		total += iov[i].bytes;
+	}
+	if (!total || total != a->remote_vec.bytes ||
+	    total > RDS_MAX_MSG_SIZE + PAGE_SIZE) {
+		ret = -EINVAL;
+		goto out_iov;
+	}
+
+	op = kzalloc(sizeof(*op), GFP_KERNEL);
+	if (!op) {
+		ret = -ENOMEM;
+		goto out_iov;
+	}
+	op->token = a->user_token;
+	op->rkey = (u32)a->cookie;
+	op->remote_addr = (a->cookie >> 32) + a->remote_vec.addr;
+	op->len = total;
+	op->write = a->flags & RDS_RDMA_READWRITE;
+	op->fence = a->flags & RDS_RDMA_FENCE;
+	op->silent = a->flags & RDS_RDMA_SILENT;
+	op->notify = a->flags & RDS_RDMA_NOTIFY_ME;
+	/* A WRITE reads the local pages; a READ writes them. */
+	ret = rds_rdma_op_pin(op, iov, a->nr_local, op->write ? 0 : FOLL_WRITE);
+	if (ret) {
+		op->write = true;	/* nothing was written */
+		rds_rdma_op_free(op);
+		goto out_iov;
+	}
+	sock_hold(&rs->sk);
+	op->rs = rs;
+	kfree(iov);
+	return op;
+
+out_iov:
+	kfree(iov);
+	return ERR_PTR(ret);
+}
+
+/**
+ * rds_rdma_cmsgs() - the control messages of a sendmsg()
+ * @rs: the sending socket, bound
+ * @msg: the call's message
+ * @m: the message being built: gets its extension header and operation
+ * @remote: the destination is another host
+ *
+ * At most one of each; RDMA_MAP with RDMA_DEST, or an operation with
+ * either, is a conflict (one message carries one extension).  The cookie
+ * of RDMA_MAP is stored before the send goes on and stays registered if
+ * the send then fails, as in the distribution's RDS.
+ *
+ * Return: 0, or -EINVAL for a malformed or conflicting control message,
+ * an unknown cookie or mismatched lengths, -EOPNOTSUPP for atomics and
+ * for RDMA to this host, -EMSGSIZE for more than UIO_MAXIOV iovecs, or
+ * an errno of registration or pinning.
+ */
+int rds_rdma_cmsgs(struct rds_sock *rs, struct msghdr *msg, struct rds_msg *m,
+		   bool remote)
+{
+	const struct rds_get_mr_args *map = NULL;
+	const struct rds_rdma_args *args = NULL;
+	const u64 *dest = NULL;
+	struct cmsghdr *cmsg;
+	struct rds_mr *mr;
+	u64 cookie;
+
+	for_each_cmsghdr(cmsg, msg) {
+		size_t len;
+
+		if (!CMSG_OK(msg, cmsg))
+			return -EINVAL;
+		if (cmsg->cmsg_level != SOL_RDS)
+			continue;
+		len = cmsg->cmsg_len - CMSG_LEN(0);
+		switch (cmsg->cmsg_type) {
+		case RDS_CMSG_RDMA_ARGS:
+			if (args || len < sizeof(*args))
+				return -EINVAL;
+			args = CMSG_DATA(cmsg);
+			break;
+		case RDS_CMSG_RDMA_DEST:
+			if (dest || len < sizeof(*dest))
+				return -EINVAL;
+			dest = CMSG_DATA(cmsg);
+			break;
+		case RDS_CMSG_RDMA_MAP:
+			if (map || len < sizeof(*map))
+				return -EINVAL;
+			map = CMSG_DATA(cmsg);
+			break;
+		case RDS_CMSG_ATOMIC_FADD:
+		case RDS_CMSG_ATOMIC_CSWP:
+		case RDS_CMSG_MASKED_ATOMIC_FADD:
+		case RDS_CMSG_MASKED_ATOMIC_CSWP:
+		case RDS_CMSG_ZCOPY_COOKIE:
+			return -EOPNOTSUPP;
+		default:
+			return -EINVAL;
+		}
+	}
+	if ((map && dest) || (args && (map || dest)))
+		return -EINVAL;
+	if (!map && !dest && !args)
+		return 0;
+	if (!remote)
+		return -EOPNOTSUPP;
+
+	if (args) {
+		struct rds_rdma_op *op = rds_rdma_op_build(rs, args);
+
+		if (IS_ERR(op))
+			return PTR_ERR(op);
+		m->op = op;
+		m->no_sends = op->silent && !m->len;
+		m->exthdr[0] = RDS_EXTHDR_RDMA;
+		rds_exthdr_put32(&m->exthdr[1], op->rkey);
+		rds_stat_inc(RDS_STAT_RDMA_OPS);
+		return 0;
+	}
+	if (dest) {
+		memcpy(&cookie, dest, sizeof(cookie));
+		spin_lock_bh(&rs->mr_lock);
+		mr = rds_mr_find(rs, (u32)cookie);
+		spin_unlock_bh(&rs->mr_lock);
+		if (!mr)
+			return -EINVAL;
+	} else {
+		struct rds_get_mr_args a;
+		int ret;
+
+		memcpy(&a, map, sizeof(a));
+		ret = rds_mr_map(rs, &a.vec, a.cookie_addr, a.flags, &cookie);
+		if (ret)
+			return ret;
+	}
+	m->exthdr[0] = RDS_EXTHDR_RDMA_DEST;
+	rds_exthdr_put32(&m->exthdr[1], (u32)cookie);
+	rds_exthdr_put32(&m->exthdr[5], cookie >> 32);
+	return 0;
+}
+
+/* ---------------------------------------------------------- receive */
+
+/**
+ * rds_rdma_recv_exthdr() - act on a delivered message's extensions
+ * @rs: the socket it is queued for
+ * @inc: the message
+ *
+ * RDMA_DEST: the cookie goes to the reader as RDS_CMSG_RDMA_DEST.  RDMA:
+ * an operation against one of our MRs has finished; a USE_ONCE MR is
+ * released now (which invalidates it).  An unknown rkey is ignored.
+ *
+ * Context: any.
+ */
+void rds_rdma_recv_exthdr(struct rds_sock *rs, struct rds_incoming *inc)
+{
+	const u8 *ext = inc->msg->exthdr;
+	const u8 *p;
+	struct rds_mr *mr = NULL;
+
+	p = rds_exthdr_find(ext, RDS_EXTHDR_RDMA_DEST);
+	if (p) {
+		inc->rdma_cookie = rds_rdma_cookie(rds_exthdr_get32(p),
+						   rds_exthdr_get32(p + 4));
+		inc->has_rdma_cookie = true;
+	}
+	p = rds_exthdr_find(ext, RDS_EXTHDR_RDMA);
+	if (!p)
+		return;
+	spin_lock_bh(&rs->mr_lock);
+	mr = rds_mr_find(rs, rds_exthdr_get32(p));
+	if (mr && (mr->flags & RDS_RDMA_USE_ONCE))
+		rb_erase(&mr->node, &rs->mr_tree);
+	else
+		mr = NULL;
+	spin_unlock_bh(&rs->mr_lock);
+	if (mr)
+		rds_mr_put(mr);
+}
+
+/**
+ * rds_rdma_put_dest() - RDS_CMSG_RDMA_DEST for a message that carried one
+ * @msg: the reader's message
+ * @inc: the message being read
+ *
+ * Return: 0 or -EFAULT.
+ */
+int rds_rdma_put_dest(struct msghdr *msg, const struct rds_incoming *inc)
+{
+	u64 cookie = inc->rdma_cookie;
+
+	if (!inc->has_rdma_cookie)
+		return 0;
+	return put_cmsg(msg, SOL_RDS, RDS_CMSG_RDMA_DEST, sizeof(cookie),
+			&cookie);
+}
+
+/**
+ * rds_rdma_recv_cmsgs() - hand queued notifications to recvmsg()
+ * @rs: the socket; caller holds recv_mutex
+ * @msg: the reader's message
+ *
+ * As many RDS_CMSG_RDMA_STATUS as the control buffer holds, at least one
+ * (MSG_CTRUNC if it does not fit), in an empty message.
+ *
+ * Return: 0 when some were given, -EAGAIN if none is queued, -EFAULT
+ * (they stay queued).
+ */
+int rds_rdma_recv_cmsgs(struct rds_sock *rs, struct msghdr *msg)
+{
+	size_t room = CMSG_SPACE(sizeof(struct rds_rdma_notify));
+	unsigned int max = max_t(size_t, msg->msg_controllen / room, 1);
+	struct rds_notifier *n, *tmp;
+	LIST_HEAD(todo);
+	unsigned int nr = 0;
+	int ret = 0;
+
+	spin_lock_bh(&rs->recv_lock);
+	list_for_each_entry_safe(n, tmp, &rs->notify_queue, item) {
+		if (nr++ == max)
+			break;
+		list_move_tail(&n->item, &todo);
+	}
+	spin_unlock_bh(&rs->recv_lock);
+	if (list_empty(&todo))
+		return -EAGAIN;
+
+	list_for_each_entry_safe(n, tmp, &todo, item) {
+		if (!ret)
+			ret = put_cmsg(msg, SOL_RDS, RDS_CMSG_RDMA_STATUS,
+				       sizeof(n->n), &n->n);
+		if (ret)
+			continue;	/* back to the queue below */
+		list_del(&n->item);
+		kfree(n);
+	}
+	if (!list_empty(&todo)) {
+		spin_lock_bh(&rs->recv_lock);
+		list_splice(&todo, &rs->notify_queue);
+		spin_unlock_bh(&rs->recv_lock);
+	}
+	msg->msg_namelen = 0;
+	return ret;
+}
+
+/**
+ * rds_rdma_init() - the workqueue that releases MRs and operations
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int rds_rdma_init(void)
+{
+	rds_mr_wq = alloc_workqueue("rds_zc_mr", WQ_UNBOUND, 0);
+	return rds_mr_wq ? 0 : -ENOMEM;
+}
+
+/**
+ * rds_rdma_exit() - after every socket is gone
+ */
+void rds_rdma_exit(void)
+{
+	destroy_workqueue(rds_mr_wq);
+}

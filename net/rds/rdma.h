@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Zero-copy RDMA in the core: memory regions a socket registered for its
+ * peers (struct rds_mr), RDMA operations a message carries (struct
+ * rds_rdma_op), and the notifications their completions queue.
+ *
+ * The core pins user pages, keeps a socket's MRs by rkey, parses the
+ * RDMA control messages and queues notifications; the transport maps and
+ * registers pages and posts the operations (transport.h).
+ *
+ * Lifetime: an MR is referenced by its socket's tree and by anyone who
+ * looked it up; the last reference deregisters it (which invalidates the
+ * key) and then unpins its pages, in process context: from softirq the
+ * release goes through rds_mr_wq, which socket close flushes.  An
+ * operation belongs to its message and goes with it.
+ */
+#ifndef _RDS_ZC_RDMA_H
+#define _RDS_ZC_RDMA_H
+
+#include <linux/list.h>
+#include <linux/rbtree.h>
+#include <linux/refcount.h>
+#include <linux/scatterlist.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+
+struct mm_struct;
+struct msghdr;
+struct page;
+struct rds_incoming;
+struct rds_msg;
+struct rds_sock;
+struct rds_transport;
+
+struct rds_mr {
+	struct rb_node	node;		/* in rs->mr_tree, under rs->mr_lock */
+	refcount_t	refs;
+	u32		rkey;		/* set by the transport */
+	u32		offset;		/* of the buffer in its first page */
+	u64		flags;		/* RDS_RDMA_USE_ONCE, _INVALIDATE */
+	size_t		len;
+	struct page	**pages;	/* pinned */
+	unsigned int	nr_pages;
+	struct mm_struct *mm;		/* charged for them (pinned_vm) */
+	const struct rds_transport *trans;
+	void		*tp;		/* the transport's registration */
+	struct work_struct free_w;
+};
+
+/*
+ * An RDMA READ or WRITE a message carries (RDS_CMSG_RDMA_ARGS).  The
+ * local side is pinned user memory described by @sgt; the transport maps
+ * it for the device and posts it before the message's SENDs.
+ */
+struct rds_rdma_op {
+	struct rds_sock	*rs;		/* referenced, for the notification */
+	u64		token;		/* user_token */
+	u32		rkey;		/* of the peer's MR */
+	u64		remote_addr;	/* cookie offset + remote_vec.addr */
+	u64		len;
+	bool		write;		/* RDS_RDMA_READWRITE */
+	bool		fence;
+	bool		silent;
+	bool		notify;		/* RDS_RDMA_NOTIFY_ME */
+	bool		notified;	/* status reported; under rs->recv_lock */
+	int		status;		/* first error, RDS_RDMA_* */
+	struct page	**pages;	/* pinned, nr_pages of them */
+	unsigned int	nr_pages;
+	struct sg_table	sgt;		/* the local bytes, in order */
+
+	/* The transport's, while it posts the operation. */
+	int		dma_nents;	/* mapped entries, 0 if not mapped */
+	void		*dma_dev;	/* the device they are mapped for */
+	struct scatterlist *next_sg;	/* first mapped entry not posted */
+	u64		posted;		/* bytes posted */
+	struct work_struct free_w;
+};
+
+void rds_mr_put(struct rds_mr *mr);
+int rds_rdma_get_mr(struct rds_sock *rs, const void *args, size_t argsize);
+int rds_rdma_free_mr(struct rds_sock *rs, u64 cookie, u64 flags);
+void rds_rdma_sock_init(struct rds_sock *rs);
+void rds_rdma_sock_release(struct rds_sock *rs);
+
+int rds_rdma_cmsgs(struct rds_sock *rs, struct msghdr *msg, struct rds_msg *m,
+		   bool remote);
+void rds_rdma_op_free(struct rds_rdma_op *op);
+void rds_rdma_op_done(struct rds_rdma_op *op, int status);
+void rds_zc_rdma_done(struct rds_rdma_op *op, int status);
+
+void rds_rdma_recv_exthdr(struct rds_sock *rs, struct rds_incoming *inc);
+int rds_rdma_recv_cmsgs(struct rds_sock *rs, struct msghdr *msg);
+int rds_rdma_put_dest(struct msghdr *msg, const struct rds_incoming *inc);
+
+int rds_rdma_init(void);
+void rds_rdma_exit(void);
+
+#endif /* _RDS_ZC_RDMA_H */
