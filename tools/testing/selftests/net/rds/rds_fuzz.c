@@ -112,7 +112,7 @@ static int fuzz_errno_ok(int err)
 	case EDESTADDRREQ: case ENOSPC: case ENETUNREACH: case EBADF:
 	case ESOCKTNOSUPPORT: case EPROTOTYPE: case ENOTTY: case ENOMEM:
 	case ETIMEDOUT: case EPERM: case EHOSTUNREACH: case EISCONN:
-	case ENODEV:
+	case ENODEV: case EBUSY:
 		return 1;
 	default:
 		return 0;
