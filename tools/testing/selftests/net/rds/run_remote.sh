@@ -63,6 +63,7 @@ if ! out=$(make -s -C "$here" 2>&1); then
 else
 	export RDS_NODE RDS_NODES RDS_ADDR RDS_PEER_ADDR RDS_MODULES RDS_MODULES_ALL RDS_MODULE_DIR RESULTS
 	run_prog rds_remote 240 "$here/rds_remote"
+	run_prog rds_rdma 300 "$here/rds_rdma"
 	run_prog rds_faults 480 "$here/rds_faults.sh" "$@"
 fi
 

@@ -1,0 +1,647 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rds_peer.h - the two-node framework of rds_remote and rds_rdma: both
+ * programs run on two hosts at once, node 1 and node 2, with the same
+ * cases in the same order (rds_test.h runs each in its own process), and
+ * coordinate over a TCP connection between the same two addresses (node 1
+ * listens on the control port, node 2 connects), not over RDS: an RDS that
+ * loses messages then shows as failed cases, never as a hang, and no
+ * barrier depends on what is being tested.  Every control line carries a
+ * tag, case number * 100 + step; a line from a case this node has already
+ * left is dropped, one from a case it has not reached yet is kept for that
+ * case (so one node failing a case early does not make the other fail the
+ * next one).
+ *
+ * Also here: per-case RDS ports (case k uses port_base + 32 k .. + 31 on
+ * both nodes), bound sockets, the byte patterns messages carry, and
+ * rds_peer_main(), the whole of main() but the table of cases.
+ *
+ * Include after _GNU_SOURCE, rds_test.h and rds_sock_util.h; one program,
+ * one translation unit (the state below is the program's).
+ */
+#ifndef RDS_PEER_H
+#define RDS_PEER_H
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include <linux/rds.h>
+
+#include "rds_test.h"
+#include "rds_sock_util.h"
+
+#ifndef AF_RDS
+#define AF_RDS 21
+#endif
+
+#define CTL_LINE	256
+#define CTL_TIMEOUT_MS	30000	/* the longest one node waits for the other */
+#define CONNECT_MS	90000	/* for the other program to start */
+#define RCV_TIMEOUT_MS	15000	/* the longest a receive waits */
+
+static struct in_addr addr_self, addr_peer;
+static char addr_self_str[INET_ADDRSTRLEN], addr_peer_str[INET_ADDRSTRLEN];
+static int node;			/* 1 or 2 */
+static int peer_node;
+static unsigned short ctl_port;
+static unsigned short port_base;	/* of the per-case RDS ports */
+static int ctl_fd = -1;
+
+static const struct rt_case *all_cases;
+static int n_cases;
+
+/* A control line read ahead of its case, kept across the case processes. */
+struct ctl_stash {
+	int full;
+	char line[CTL_LINE];
+};
+
+static struct ctl_stash *ctl_stash;
+static int case_no;			/* 1-based number of the running case */
+static int ctl_step;			/* control steps so far in this case */
+
+/* ---------------------------------------------------------------- helpers */
+
+static inline void sin_set(struct sockaddr_in *sin, struct in_addr addr,
+			   unsigned short port)
+{
+	memset(sin, 0, sizeof(*sin));
+	sin->sin_family = AF_INET;
+	sin->sin_addr = addr;
+	sin->sin_port = htons(port);
+}
+
+static inline int same_sin(const struct sockaddr_in *a,
+			   const struct sockaddr_in *b)
+{
+	return a->sin_family == b->sin_family &&
+	       a->sin_addr.s_addr == b->sin_addr.s_addr &&
+	       a->sin_port == b->sin_port;
+}
+
+/* The running case's number, found by its name. */
+static inline int this_case(void)
+{
+	int i;
+
+	if (!case_no) {
+		for (i = 0; i < n_cases; i++)
+			if (rt_case_name && !strcmp(all_cases[i].name, rt_case_name))
+				case_no = i + 1;
+		ASSERT_TRUE(case_no, "case %s not in the table", rt_case_name);
+	}
+	return case_no;
+}
+
+/* Port k of the running case; both nodes use the same numbers. */
+static inline unsigned short case_port(int k)
+{
+	return port_base + 32 * this_case() + k;
+}
+
+static inline int rds_socket(void)
+{
+	return ASSERT_SYS_OK(socket(AF_RDS, SOCK_SEQPACKET, 0));
+}
+
+static inline void set_rcvtimeo(int fd, int ms)
+{
+	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+
+	ASSERT_SYS_OK(setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv,
+				 sizeof(tv)));
+}
+
+static inline int int_opt(int fd, int level, int name)
+{
+	socklen_t len = sizeof(int);
+	int val = 0;
+
+	ASSERT_SYS_OK(getsockopt(fd, level, name, &val, &len));
+	ASSERT_EQ(len, sizeof(int));
+	return val;
+}
+
+static inline int set_int_opt(int fd, int level, int name, int val)
+{
+	return setsockopt(fd, level, name, &val, sizeof(val));
+}
+
+/*
+ * A socket bound to this node's address and the case's port k, its address
+ * in *out if out is not NULL.  Receives wait RCV_TIMEOUT_MS at most.
+ */
+static inline int rds_bound(int k, struct sockaddr_in *out)
+{
+	struct sockaddr_in sin, got;
+	socklen_t len = sizeof(got);
+	int fd = rds_socket();
+
+	sin_set(&sin, addr_self, case_port(k));
+	ASSERT_SYS_OK(bind(fd, (struct sockaddr *)&sin, sizeof(sin)));
+	ASSERT_SYS_OK(getsockname(fd, (struct sockaddr *)&got, &len));
+	ASSERT_TRUE(same_sin(&got, &sin), "bound to %s, asked for %s",
+		    sin_str(&got), sin_str(&sin));
+	if (out)
+		*out = got;
+	set_rcvtimeo(fd, RCV_TIMEOUT_MS);
+	return fd;
+}
+
+/* The peer's port k of the running case. */
+static inline struct sockaddr_in peer_port(int k)
+{
+	struct sockaddr_in sin;
+
+	sin_set(&sin, addr_peer, case_port(k));
+	return sin;
+}
+
+/*
+ * Room for messages of up to msg bytes (RDS takes at most half of the send
+ * buffer per message) and a receive buffer of rcv bytes (0: plenty, so the
+ * port never congests).
+ */
+static inline void make_room(int fd, int msg, int rcv)
+{
+	int snd = 2 * msg + 65536;
+
+	if (!rcv)
+		rcv = 4 * snd;
+	ASSERT_SYS_OK(set_int_opt(fd, SOL_SOCKET, SO_SNDBUFFORCE, snd));
+	ASSERT_SYS_OK(set_int_opt(fd, SOL_SOCKET, SO_RCVBUFFORCE, rcv));
+	ASSERT_TRUE(int_opt(fd, SOL_SOCKET, SO_SNDBUF) / 2 >= msg,
+		    "SO_SNDBUF %d too small for %d",
+		    int_opt(fd, SOL_SOCKET, SO_SNDBUF), msg);
+}
+
+static inline void *xmalloc(size_t len)
+{
+	void *p = malloc(len ? len : 1);
+
+	ASSERT_TRUE(p, "out of memory for %zu bytes", len);
+	return p;
+}
+
+/* --------------------------------------------------------- the contents */
+
+static inline uint32_t mix32(uint32_t x)
+{
+	x ^= x >> 16;
+	x *= 0x7feb352dU;
+	x ^= x >> 15;
+	x *= 0x846ca68bU;
+	x ^= x >> 16;
+	return x;
+}
+
+/*
+ * The seed of a message: which case, which sender (a node, or a node and
+ * a sender of its), which message.  Different seeds give unrelated bytes.
+ */
+static inline uint32_t msg_seed(uint32_t sender, uint32_t seq)
+{
+	return mix32(mix32(this_case() * 0x01000193U + sender) ^ seq);
+}
+
+/* Byte i of the pattern of a seed: every 4 bytes a new hash. */
+static inline void fill_pattern(unsigned char *buf, size_t len, uint32_t seed)
+{
+	uint32_t w = 0;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (!(i & 3))
+			w = mix32(seed + (uint32_t)(i >> 2) * 0x9e3779b9U);
+		buf[i] = (unsigned char)(w >> (8 * (i & 3)));
+	}
+}
+
+/* The offset of the first byte that is not the pattern, or len. */
+static inline size_t pattern_mismatch(const unsigned char *buf,
+				      size_t len, uint32_t seed)
+{
+	unsigned char want[4096];
+	size_t off, n;
+
+	for (off = 0; off < len; off += n) {
+		n = len - off < sizeof(want) ? len - off : sizeof(want);
+		/* off is a multiple of 4: the pattern goes on from there */
+		fill_pattern(want, n, seed + (uint32_t)(off >> 2) * 0x9e3779b9U);
+		if (memcmp(buf + off, want, n)) {
+			size_t j = 0;
+
+			while (buf[off + j] == want[j])
+				j++;
+			return off + j;
+		}
+	}
+	return len;
+}
+
+/* recvmsg() into buf; the sender's address in *from, flags in *flags. */
+static inline long recv_msg(int fd, void *buf, size_t len, int flags,
+			    struct sockaddr_in *from, int *msg_flags)
+{
+	struct iovec iov = { buf, len };
+	struct msghdr msg = {
+		.msg_name = from,
+		.msg_namelen = sizeof(*from),
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+	};
+	long ret;
+
+	memset(from, 0xa5, sizeof(*from));
+	ret = recvmsg(fd, &msg, flags);
+	if (ret >= 0)
+		EXPECT_EQ(msg.msg_namelen, sizeof(*from));
+	if (msg_flags)
+		*msg_flags = msg.msg_flags;
+	return ret;
+}
+
+/* Nothing more may be queued on fd. */
+static inline void expect_empty(int fd)
+{
+	struct sockaddr_in from;
+	char c;
+	long n;
+
+	n = recv_msg(fd, &c, 1, MSG_DONTWAIT | MSG_TRUNC, &from, NULL);
+	if (n >= 0)
+		rt_fail("a message too many: %ld bytes from %s", n,
+			sin_str(&from));
+	else
+		EXPECT_EQ(errno, EAGAIN);
+}
+
+/* ------------------------------------------------------- control channel */
+
+static inline void ctl_write(int tag, const char *text)
+{
+	char line[CTL_LINE];
+	int n;
+
+	n = snprintf(line, sizeof(line), "%d %s\n", tag, text);
+	ASSERT_TRUE(n > 0 && n < (int)sizeof(line), "control line too long");
+	if (write(ctl_fd, line, n) != n) {
+		rt_fail("control connection: write: %s", rt_errname(errno));
+		rt_abort();
+	}
+}
+
+/*
+ * One control line, without its newline, read a byte at a time so that
+ * nothing past it is taken from the connection.  1: a line, 0: deadline
+ * passed, -1: the connection is closed or broken.
+ */
+static inline int ctl_read_line(char *line, size_t size, long long deadline)
+{
+	size_t n = 0;
+	char c;
+
+	if (ctl_stash->full) {
+		snprintf(line, size, "%s", ctl_stash->line);
+		ctl_stash->full = 0;
+		return 1;
+	}
+	for (;;) {
+		struct pollfd p = { .fd = ctl_fd, .events = POLLIN };
+		long long left = deadline - rt_now_ms();
+		ssize_t r;
+
+		if (left <= 0)
+			return 0;
+		if (poll(&p, 1, (int)left) <= 0)
+			continue;
+		r = read(ctl_fd, &c, 1);
+		if (r <= 0)
+			return -1;
+		if (c == '\n')
+			break;
+		if (n + 1 < size)
+			line[n++] = c;
+	}
+	line[n] = 0;
+	return 1;
+}
+
+/* The peer's control line with this tag: its text into text. */
+static inline int ctl_expect(int tag, char *text, size_t size)
+{
+	long long deadline = rt_now_ms() + CTL_TIMEOUT_MS;
+	char line[CTL_LINE];
+	int got, off, r;
+
+	for (;;) {
+		r = ctl_read_line(line, sizeof(line), deadline);
+		if (r == 0) {
+			rt_fail("no word from node %d for step %d.%d in %d ms",
+				peer_node, tag / 100, tag % 100,
+				CTL_TIMEOUT_MS);
+			return 0;
+		}
+		if (r < 0) {
+			rt_fail("control connection closed by node %d",
+				peer_node);
+			return 0;
+		}
+		if (sscanf(line, "%d %n", &got, &off) != 1) {
+			rt_diag("ignoring control line '%s'", line);
+			continue;
+		}
+		if (got < tag)		/* from a case the peer failed early */
+			continue;
+		if (got > tag) {
+			/* the peer is ahead: keep its line for that case */
+			snprintf(ctl_stash->line, sizeof(ctl_stash->line), "%s",
+				 line);
+			ctl_stash->full = 1;
+			rt_fail("node %d is at step %d.%d already, this node at %d.%d",
+				peer_node, got / 100, got % 100, tag / 100,
+				tag % 100);
+			return 0;
+		}
+		snprintf(text, size, "%s", line + off);
+		return 1;
+	}
+}
+
+static inline int ctl_next_tag(void)
+{
+	ASSERT_TRUE(ctl_step < 99, "too many control steps");
+	return this_case() * 100 + ++ctl_step;
+}
+
+/* Both nodes: wait until the other has reached the same point. */
+static inline void sync_peer(const char *what)
+{
+	int tag = ctl_next_tag();
+	char want[CTL_LINE], text[CTL_LINE];
+
+	snprintf(want, sizeof(want), "sync %s", what);
+	ctl_write(tag, want);
+	if (!ctl_expect(tag, text, sizeof(text)))
+		rt_abort();
+	ASSERT_TRUE(!strcmp(text, want), "at '%s', node %d sent '%s'", want,
+		    peer_node, text);
+}
+
+/* One node tells a number, the other hears it (the same step on both). */
+static inline void tell_peer(long val)
+{
+	char text[64];
+
+	snprintf(text, sizeof(text), "value %ld", val);
+	ctl_write(ctl_next_tag(), text);
+}
+
+static inline long hear_peer(void)
+{
+	char text[CTL_LINE];
+	long val;
+
+	if (!ctl_expect(ctl_next_tag(), text, sizeof(text)))
+		rt_abort();
+	ASSERT_TRUE(sscanf(text, "value %ld", &val) == 1,
+		    "expected a value from node %d, got '%s'", peer_node, text);
+	return val;
+}
+
+/* The module set guest @k loaded ("ours", "distro"), from the bench. */
+static inline const char *modules_of(int k)
+{
+	static char buf[2][16];
+	const char *all = getenv("RDS_MODULES_ALL");
+	const char *comma;
+
+	if (!all || !*all)
+		return "";
+	comma = strchr(all, ',');
+	if (!comma)
+		return all;	/* one choice for every guest */
+	if (k == 1)
+		snprintf(buf[0], sizeof(buf[0]), "%.*s", (int)(comma - all), all);
+	else
+		snprintf(buf[1], sizeof(buf[1]), "%s", comma + 1);
+	return buf[k - 1];
+}
+
+static inline int parse_addr(const char *s, struct in_addr *a)
+{
+	return s && *s && inet_pton(AF_INET, s, a) == 1;
+}
+
+/* Write all of a short line, or fail. */
+static inline int write_line(int fd, const char *line)
+{
+	size_t len = strlen(line);
+
+	return write(fd, line, len) == (ssize_t)len ? 0 : -1;
+}
+
+/*
+ * The control connection: node 1 accepts one from the peer's address,
+ * node 2 connects, retrying while node 1 is not listening yet.
+ */
+static inline int ctl_connect(void)
+{
+	long long deadline = rt_now_ms() + CONNECT_MS;
+	struct sockaddr_in sin, from;
+	socklen_t len;
+	int fd, lfd, one = 1;
+
+	if (node == 1) {
+		lfd = socket(AF_INET, SOCK_STREAM, 0);
+		if (lfd < 0)
+			return -1;
+		setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		sin_set(&sin, addr_self, ctl_port);
+		if (bind(lfd, (struct sockaddr *)&sin, sizeof(sin)) ||
+		    listen(lfd, 1)) {
+			printf("# control port %s:%u: %s\n", addr_self_str,
+			       ctl_port, rt_errname(errno));
+			close(lfd);
+			return -1;
+		}
+		for (;;) {
+			long long left = deadline - rt_now_ms();
+
+			if (left <= 0 || !(poll_fd(lfd, POLLIN, (int)left) & POLLIN)) {
+				printf("# node 2 did not connect in %d s\n",
+				       CONNECT_MS / 1000);
+				close(lfd);
+				return -1;
+			}
+			len = sizeof(from);
+			fd = accept(lfd, (struct sockaddr *)&from, &len);
+			if (fd < 0)
+				continue;
+			if (from.sin_addr.s_addr == addr_peer.s_addr)
+				break;
+			close(fd);	/* not our peer */
+		}
+		close(lfd);
+	} else {
+		sin_set(&sin, addr_peer, ctl_port);
+		for (;;) {
+			fd = socket(AF_INET, SOCK_STREAM, 0);
+			if (fd < 0)
+				return -1;
+			if (!connect(fd, (struct sockaddr *)&sin, sizeof(sin)))
+				break;
+			close(fd);
+			if (rt_now_ms() > deadline) {
+				printf("# could not connect to node 1 at %s:%u in %d s\n",
+				       addr_peer_str, ctl_port,
+				       CONNECT_MS / 1000);
+				return -1;
+			}
+			rt_sleep_ms(200);
+		}
+	}
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	return fd;
+}
+
+/*
+ * Both programs must run the same cases: exchange a digest of the names
+ * of the cases selected.
+ */
+static inline int ctl_hello(char *const *only)
+{
+	char line[CTL_LINE], want[64];
+	uint32_t digest = 0;
+	const char *p;
+	int i, n = 0, r;
+
+	for (i = 0; i < n_cases; i++) {
+		if (!rt_wanted(&all_cases[i], only))
+			continue;
+		n++;
+		for (p = all_cases[i].name; *p; p++)
+			digest = mix32(digest ^ (unsigned char)*p);
+	}
+	snprintf(want, sizeof(want), "0 hello %d %08x", n, digest);
+	snprintf(line, sizeof(line), "%s\n", want);
+	if (write_line(ctl_fd, line))
+		return -1;
+	r = ctl_read_line(line, sizeof(line), rt_now_ms() + CTL_TIMEOUT_MS);
+	if (r != 1) {
+		printf("# no hello from node %d\n", peer_node);
+		return -1;
+	}
+	if (strcmp(line, want)) {
+		printf("# node %d runs other cases: '%s', here '%s'\n",
+		       peer_node, line, want);
+		return -1;
+	}
+	return 0;
+}
+
+static inline void bad_args(const char *prog)
+{
+	fprintf(stderr,
+		"usage: %s [-n NODE] [-a ADDR] [-p PEER] [-c PORT] [-l] [CASE...]\n",
+		prog);
+	exit(2);
+}
+
+/*
+ * main() of a two-node program: the options and environment described in
+ * rds_remote.c, the control connection on port ctl (-c overrides it), per
+ * case RDS ports from ports, then the cases.  The exit status for main().
+ */
+static inline int rds_peer_main(int argc, char **argv,
+				const struct rt_case *cases, int ncases,
+				unsigned short ctl, unsigned short ports)
+{
+	const char *modules = getenv("RDS_MODULES");
+	const char *self = getenv("RDS_ADDR"), *peer = getenv("RDS_PEER_ADDR");
+	const char *nodestr = getenv("RDS_NODE");
+	int i, fd, opt, ret;
+
+	all_cases = cases;
+	n_cases = ncases;
+	ctl_port = ctl;
+	port_base = ports;
+	while ((opt = getopt(argc, argv, "n:a:p:c:l")) != -1) {
+		switch (opt) {
+		case 'n':
+			nodestr = optarg;
+			break;
+		case 'a':
+			self = optarg;
+			break;
+		case 'p':
+			peer = optarg;
+			break;
+		case 'c':
+			ctl_port = (unsigned short)atoi(optarg);
+			break;
+		case 'l':
+			for (i = 0; i < ncases; i++)
+				printf("%s\n", cases[i].name);
+			return 0;
+		default:
+			bad_args(argv[0]);
+		}
+	}
+	node = nodestr ? atoi(nodestr) : 0;
+	if ((node != 1 && node != 2) || !ctl_port)
+		bad_args(argv[0]);
+	peer_node = 3 - node;
+
+	fd = socket(AF_RDS, SOCK_SEQPACKET, 0);
+	if (fd < 0) {
+		int err = errno;
+
+		if (modules && (!strcmp(modules, "ours") ||
+				!strcmp(modules, "distro"))) {
+			printf("1..1\n# socket(AF_RDS): %s\n", rt_errname(err));
+			printf("not ok 1 - AF_RDS sockets (RDS_MODULES=%s)\n",
+			       modules);
+			return RT_EXIT_FAIL;
+		}
+		printf("1..0 # SKIP socket(AF_RDS): %s: no RDS module loaded\n",
+		       rt_errname(err));
+		return RT_EXIT_SKIP;
+	}
+	close(fd);
+	if (!parse_addr(self, &addr_self) || !parse_addr(peer, &addr_peer)) {
+		printf("1..0 # SKIP no address for %s (-a, -p, RDS_ADDR, RDS_PEER_ADDR)\n",
+		       parse_addr(self, &addr_self) ? "the peer" : "this node");
+		return RT_EXIT_SKIP;
+	}
+	inet_ntop(AF_INET, &addr_self, addr_self_str, sizeof(addr_self_str));
+	inet_ntop(AF_INET, &addr_peer, addr_peer_str, sizeof(addr_peer_str));
+
+	ctl_stash = mmap(NULL, sizeof(*ctl_stash), PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (ctl_stash == MAP_FAILED) {
+		printf("Bail out! mmap: %s\n", rt_errname(errno));
+		return RT_EXIT_FAIL;
+	}
+	memset(ctl_stash, 0, sizeof(*ctl_stash));
+	rt_diag("node %d, %s, peer %s, control port %u", node, addr_self_str,
+		addr_peer_str, ctl_port);
+	ctl_fd = ctl_connect();
+	if (ctl_fd < 0 || ctl_hello(argv + optind)) {
+		printf("Bail out! no control connection with node %d (%s:%u)\n",
+		       peer_node, node == 1 ? addr_self_str : addr_peer_str,
+		       ctl_port);
+		return RT_EXIT_FAIL;
+	}
+	ret = rt_run(cases, ncases, argv + optind);
+	close(ctl_fd);
+	return ret;
+}
+
+#endif /* RDS_PEER_H */
