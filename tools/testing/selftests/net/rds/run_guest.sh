@@ -8,10 +8,11 @@
 #	tools/testing/selftests/net/rds/run_guest.sh
 #
 # On node 1 it builds the test programs if needed and runs abi_check,
-# rds_local, module_lifecycle.sh, ib_device.sh and, last, kmemleak_check.sh
-# (skipped unless the kernel has kmemleak), in that order, merging
-# their TAP into one stream: every result is renumbered and named after its program, and
-# the plan comes last.  Other nodes have nothing to do.  Exit status 0 iff
+# rds_local, rds_fuzz, rds_mr, rds_mr_pool.sh (which reloads our IB
+# module with a small MR pool), module_lifecycle.sh, ib_device.sh and,
+# last, kmemleak_check.sh (skipped unless the kernel has kmemleak), in
+# that order, merging their TAP into one stream: every result is
+# renumbered and named after its program, and the plan comes last.  Other nodes have nothing to do.  Exit status 0 iff
 # nothing failed.  Each program's own output is also kept in
 # $RESULTS/<program>.tap when RESULTS is set.
 #
@@ -41,6 +42,8 @@ else
 	run_prog abi_check 120 "$here/abi_check"
 	run_prog rds_local 480 "$here/rds_local"
 	run_prog rds_fuzz 540 "$here/rds_fuzz"
+	run_prog rds_mr 120 "$here/rds_mr"
+	run_prog rds_mr_pool 120 "$here/rds_mr_pool.sh"
 	run_prog module_lifecycle 300 "$here/module_lifecycle.sh"
 	run_prog ib_device 180 "$here/ib_device.sh"
 	run_prog kmemleak 300 "$here/kmemleak_check.sh"

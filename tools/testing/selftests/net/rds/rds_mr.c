@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rds_mr - limits of RDMA memory registration on one host: RLIMIT_MEMLOCK,
+ * the size limit, the pool size, and what close and process death leave
+ * pinned.  Needs a socket bound to an address of an RDMA device (RDS_ADDR
+ * in the bench).
+ *
+ * The distribution's module cannot register memory before a connection
+ * exists (its RDS_GET_MR fails with EOPNOTSUPP or ENODEV), so with it
+ * every case reports a skip.
+ *
+ * Usage: rds_mr [-l] [CASE...]
+ *   pool_exhausted needs the IB module loaded with fmr_pool_size=N and
+ *   RDS_MR_POOL=N in the environment (run_guest.sh does that); it skips
+ *   otherwise.
+ * Environment: RDS_ADDR, RDS_MODULES, RDS_MR_POOL.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include <linux/rds.h>
+
+#include "rds_test.h"
+#include "rds_sock_util.h"
+
+#ifndef AF_RDS
+#define AF_RDS 21
+#endif
+
+#define PAGE		4096
+#define NOBODY		65534
+
+static struct in_addr addr;
+
+/* A socket bound to the RDMA address, or the case ends as skipped. */
+static int bound_socket(void)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_addr = addr };
+	int fd = socket(AF_RDS, SOCK_SEQPACKET, 0);
+
+	ASSERT_TRUE(fd >= 0, "socket: %s", rt_errname(errno));
+	ASSERT_TRUE(!bind(fd, (struct sockaddr *)&sin, sizeof(sin)),
+		    "bind: %s", rt_errname(errno));
+	return fd;
+}
+
+/* RDS_GET_MR of [p, p + len): 0 or -errno; the cookie in *cookie. */
+static int get_mr(int fd, void *p, size_t len, uint64_t *cookie)
+{
+	struct rds_get_mr_args a = {
+		.vec = { .addr = (uintptr_t)p, .bytes = len },
+		.cookie_addr = (uintptr_t)cookie,
+	};
+
+	return setsockopt(fd, SOL_RDS, RDS_GET_MR, &a, sizeof(a)) ? -errno : 0;
+}
+
+static int free_mr(int fd, uint64_t cookie)
+{
+	struct rds_free_mr_args a = { .cookie = cookie };
+
+	return setsockopt(fd, SOL_RDS, RDS_FREE_MR, &a, sizeof(a)) ? -errno : 0;
+}
+
+static void *pages(size_t n)
+{
+	void *p = mmap(NULL, n * PAGE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	ASSERT_TRUE(p != MAP_FAILED, "mmap: %s", rt_errname(errno));
+	memset(p, 0x5a, n * PAGE);
+	return p;
+}
+
+/* Skip the case if this module cannot register right after bind(). */
+static void need_registration(int fd)
+{
+	uint64_t cookie = 0;
+	void *p = pages(1);
+	int ret = get_mr(fd, p, PAGE, &cookie);
+
+	if (ret)
+		rt_skip("RDS_GET_MR after bind: %s (modules %s)",
+			rt_errname(-ret), getenv("RDS_MODULES") ?: "?");
+	EXPECT_EQ(free_mr(fd, cookie), 0);
+	munmap(p, PAGE);
+}
+
+/*
+ * Pinned pages count against RLIMIT_MEMLOCK for a process without
+ * CAP_IPC_LOCK: over it, ENOMEM; a release gives the room back.
+ */
+static void test_memlock_limit(void)
+{
+	struct rlimit lim = { 16 * PAGE, 16 * PAGE };
+	uint64_t c1 = 0, c2 = 0, c3 = 0;
+	int fd = bound_socket();
+	void *p = pages(32);
+
+	need_registration(fd);
+	ASSERT_TRUE(!setrlimit(RLIMIT_MEMLOCK, &lim), "setrlimit: %s",
+		    rt_errname(errno));
+	/* Without privileges: no CAP_IPC_LOCK any more. */
+	ASSERT_TRUE(!setgid(NOBODY) && !setuid(NOBODY), "setuid: %s",
+		    rt_errname(errno));
+
+	EXPECT_EQ(get_mr(fd, p, 17 * PAGE, &c1), -ENOMEM);
+	EXPECT_EQ(get_mr(fd, p, 10 * PAGE, &c1), 0);
+	EXPECT_EQ(get_mr(fd, (char *)p + 10 * PAGE, 6 * PAGE, &c2), 0);
+	/* 16 pages pinned: one more is over the limit. */
+	EXPECT_EQ(get_mr(fd, (char *)p + 16 * PAGE, PAGE, &c3), -ENOMEM);
+	EXPECT_EQ(free_mr(fd, c1), 0);
+	EXPECT_EQ(get_mr(fd, (char *)p + 16 * PAGE, PAGE, &c3), 0);
+	/* Close releases the rest: the whole limit is free again. */
+	close(fd);
+	fd = bound_socket();
+	EXPECT_EQ(get_mr(fd, p, 16 * PAGE, &c1), 0);
+	close(fd);
+}
+
+/*
+ * A region may be 1 MiB (fmr_message_size) long at any alignment, or
+ * 1 MiB + 4 KiB from a page boundary (257 pages, as the distribution's),
+ * and not one byte or page more; a bad address is EFAULT.
+ */
+static void test_size_limit(void)
+{
+	int fd = bound_socket();
+	char *p = pages(258);
+	uint64_t c = 0;
+
+	need_registration(fd);
+	EXPECT_EQ(get_mr(fd, p + 123, 1 << 20, &c), 0);
+	EXPECT_EQ(free_mr(fd, c), 0);
+	EXPECT_EQ(get_mr(fd, p, (1 << 20) + PAGE, &c), 0);
+	EXPECT_EQ(free_mr(fd, c), 0);
+	EXPECT_EQ(get_mr(fd, p, (1 << 20) + PAGE + 1, &c), -EINVAL);
+	/* Within the bytes but over 257 pages at this offset. */
+	EXPECT_EQ(get_mr(fd, p + 123, (1 << 20) + 4000, &c), -EINVAL);
+	EXPECT_EQ(get_mr(fd, p, 0, &c), -EINVAL);
+	EXPECT_EQ(get_mr(fd, (void *)16, PAGE, &c), -EFAULT);
+	EXPECT_EQ(get_mr(fd, p, PAGE, (uint64_t *)16), -EFAULT);
+	/* That cookie was never handed out: nothing is left to free. */
+	close(fd);
+}
+
+/* With fmr_pool_size=N, MR N + 1 gets EAGAIN until one is released. */
+static void test_pool_exhausted(void)
+{
+	const char *env = getenv("RDS_MR_POOL");
+	int n = env ? atoi(env) : 0, fd, i;
+	uint64_t *c;
+	char *p;
+
+	if (n <= 0 || n > 64)
+		rt_skip("needs fmr_pool_size=N and RDS_MR_POOL=N (N <= 64)");
+	fd = bound_socket();
+	need_registration(fd);
+	c = calloc(n + 1, sizeof(*c));
+	p = pages(n + 1);
+	for (i = 0; i < n; i++)
+		EXPECT_EQ(get_mr(fd, p + i * PAGE, PAGE, &c[i]), 0);
+	EXPECT_EQ(get_mr(fd, p + n * PAGE, PAGE, &c[n]), -EAGAIN);
+	EXPECT_EQ(free_mr(fd, c[0]), 0);
+	EXPECT_EQ(get_mr(fd, p + n * PAGE, PAGE, &c[n]), 0);
+	close(fd);
+	free(c);
+}
+
+/*
+ * A process killed with memory registered leaves nothing behind: by the
+ * time its parent sees it dead, every MR it made was released (counters
+ * rdma_mr_created and rdma_mr_released move together).
+ */
+static void test_killed_owner(void)
+{
+	int fd = bound_socket(), status, sync[2];
+	long long made, freed;
+	pid_t pid;
+	char c;
+
+	need_registration(fd);
+	made = rds_counter(fd, "rdma_mr_created");
+	freed = rds_counter(fd, "rdma_mr_released");
+	ASSERT_TRUE(made >= 0 && freed >= 0, "no rdma_mr_* counters");
+	ASSERT_TRUE(!pipe(sync), "pipe: %s", rt_errname(errno));
+
+	pid = fork();
+	ASSERT_TRUE(pid >= 0, "fork: %s", rt_errname(errno));
+	if (pid == 0) {
+		int cfd = bound_socket(), i;
+		char *p = pages(64);
+		uint64_t ck;
+
+		for (i = 0; i < 8; i++)
+			if (get_mr(cfd, p + i * 8 * PAGE, 8 * PAGE, &ck))
+				_exit(1);
+		if (write(sync[1], "r", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(sync[1]);
+	ASSERT_EQ(read(sync[0], &c, 1), 1);
+	EXPECT_EQ(rds_counter(fd, "rdma_mr_created") - made, 8);
+	kill(pid, SIGKILL);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_TRUE(WIFSIGNALED(status), "the child was not killed");
+	EXPECT_EQ(rds_counter(fd, "rdma_mr_released") - freed, 8);
+	close(sync[0]);
+	close(fd);
+}
+
+static const struct rt_case cases[] = {
+	{ "memlock_limit", test_memlock_limit, 30 },
+	{ "size_limit", test_size_limit, 30 },
+	{ "pool_exhausted", test_pool_exhausted, 30 },
+	{ "killed_owner", test_killed_owner, 30 },
+};
+
+int main(int argc, char **argv)
+{
+	const char *env = getenv("RDS_ADDR");
+	unsigned int i;
+	int fd;
+
+	if (argc > 1 && !strcmp(argv[1], "-l")) {
+		for (i = 0; i < ARRAY_SIZE(cases); i++)
+			printf("%s\n", cases[i].name);
+		return 0;
+	}
+	fd = socket(AF_RDS, SOCK_SEQPACKET, 0);
+	if (fd < 0) {
+		printf("1..0 # SKIP socket(AF_RDS): %s\n", rt_errname(errno));
+		return RT_EXIT_SKIP;
+	}
+	close(fd);
+	if (!env || inet_pton(AF_INET, env, &addr) != 1) {
+		printf("1..0 # SKIP no RDMA address (RDS_ADDR)\n");
+		return RT_EXIT_SKIP;
+	}
+	return rt_run(cases, ARRAY_SIZE(cases), argv + 1);
+}
