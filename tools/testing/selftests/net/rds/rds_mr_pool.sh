@@ -25,5 +25,8 @@ if ! rmmod rds_zc_ib || ! insmod "$ko" fmr_pool_size=$POOL; then
 fi
 RDS_MR_POOL=$POOL "$here/rds_mr" pool_exhausted
 rc=$?
-rmmod rds_zc_ib && insmod "$ko" || { echo "# could not load rds_zc_ib again"; rc=1; }
+if ! rmmod rds_zc_ib || ! insmod "$ko"; then
+	echo "# could not load rds_zc_ib again"
+	rc=1
+fi
 exit $rc
