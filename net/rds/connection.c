@@ -451,12 +451,20 @@ EXPORT_SYMBOL_GPL(rds_zc_conn_get);
  *
  * Only a connection that is down is taken over by an incoming request.
  * One that is up is taken to be stale (the peer restarted) and dropped;
- * the request is refused all the same and the peer retries.  One that is
- * connecting refuses too: our own attempt may still succeed (wire 1.5).
+ * the request is refused all the same and the peer retries.
+ *
+ * Both ends connecting at once are told apart by address, so that the
+ * race ends in one round: the end with the lower address yields, gives
+ * up its own attempt and accepts; the higher one refuses, and its own
+ * request is the one accepted.  The distribution refuses whenever it is
+ * connecting (wire 1.5), so against it as the lower end both refuse and
+ * the random back-off settles it, as between two of its own.
  *
  * Context: any.
- * Return: 0 if the caller now owns the connect (state CONNECTING), or
- * -EBUSY if it must reject the request.
+ * Return: 0 if the caller now owns the connect (state CONNECTING),
+ * -EINPROGRESS if the caller should replace its own attempt in progress
+ * by this request (state stays CONNECTING), or -EBUSY if it must reject
+ * the request.
  */
 int rds_zc_conn_accept(struct rds_conn *conn)
 {
@@ -467,8 +475,20 @@ int rds_zc_conn_accept(struct rds_conn *conn)
 		rds_stat_inc(RDS_STAT_CONN_ACCEPT);
 		return 0;
 	}
-	if (rds_conn_state(conn) == RDS_CONN_UP)
+	switch (rds_conn_state(conn)) {
+	case RDS_CONN_UP:
 		rds_zc_conn_drop(conn, "peer reconnects");
+		break;
+	case RDS_CONN_CONNECTING:
+		if (ntohl(conn->laddr) < ntohl(conn->faddr)) {
+			rds_stat_inc(RDS_STAT_CONN_RACE_YIELD);
+			return -EINPROGRESS;
+		}
+		rds_stat_inc(RDS_STAT_CONN_RACE_REFUSE);
+		break;
+	default:	/* going down: the peer retries */
+		break;
+	}
 	return -EBUSY;
 }
 EXPORT_SYMBOL_GPL(rds_zc_conn_accept);

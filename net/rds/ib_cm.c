@@ -320,6 +320,7 @@ static int rds_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *event)
 	const struct rds_ib_priv *p = event->param.conn.private_data;
 	struct ib_device_attr *da = &id->device->attrs;
 	struct rdma_conn_param param = {};
+	struct rdma_cm_id *old = NULL;
 	struct rds_ib_priv reply;
 	struct rds_ib_conn *ic;
 	struct rds_conn *conn;
@@ -335,11 +336,25 @@ static int rds_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *event)
 		goto reject;
 	conn = rds_zc_conn_get(&init_net, p->daddr, p->saddr, p->tos,
 			       &rds_ib_transport);
-	if (IS_ERR(conn) || rds_zc_conn_accept(conn))
+	if (IS_ERR(conn))
+		goto reject;
+	ret = rds_zc_conn_accept(conn);
+	if (ret && ret != -EINPROGRESS)
 		goto reject;
 
 	ic = conn->tp;
 	mutex_lock(&ic->cm_mutex);
+	if (ret) {
+		/* We yield: our own attempt makes way for this request. */
+		if (!ic->active || !ic->cm_id ||
+		    rds_conn_state(conn) != RDS_CONN_CONNECTING) {
+			mutex_unlock(&ic->cm_mutex);
+			goto reject;
+		}
+		rds_ib_teardown(ic);
+		old = ic->cm_id;
+		old->context = NULL;	/* its late events find nothing */
+	}
 	ic->cm_id = id;
 	id->context = ic;
 	ic->active = false;
@@ -365,11 +380,15 @@ static int rds_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *event)
 	if (ret)
 		goto drop;
 	mutex_unlock(&ic->cm_mutex);
+	if (old)
+		rdma_destroy_id(old);	/* the peer refuses its request */
 	return 0;
 
 drop:
 	/* The id is ours now: shutdown destroys it. */
 	mutex_unlock(&ic->cm_mutex);
+	if (old)
+		rdma_destroy_id(old);
 	rds_zc_conn_drop(conn, "accept failed");
 	return 0;
 

@@ -136,8 +136,9 @@ static void rds_ib_mr_unmap(struct rds_ib_device *rdev, struct rds_ib_mr *imr)
  * Context: process context, may sleep.
  * Return: 0 with mr->rkey and mr->tp set; -EOPNOTSUPP if the device
  * cannot register, -ENODEV if it is gone, -EINVAL for a region over
- * fmr_message_size + 4 KiB or fmr_message_size / 4 KiB + 1 pages, -EAGAIN when the pool is exhausted, -EBUSY when the
- * pages cannot be DMA-mapped, -EIO if the HCA refused.
+ * fmr_message_size + 4 KiB or fmr_message_size / 4 KiB + 1 pages,
+ * -EAGAIN when the pool is exhausted, -EBUSY when the pages cannot be
+ * DMA-mapped, -EIO if the HCA refused.
  */
 int rds_ib_mr_reg(struct net *net, __be32 laddr, struct rds_mr *mr)
 {

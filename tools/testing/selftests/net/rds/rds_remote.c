@@ -744,6 +744,30 @@ static void test_flow_control(void)
 	sync_peer("done");
 }
 
+/*
+ * When both ends connect at once, our module decides by address: the
+ * lower end yields and accepts, the higher end refuses (the peer's
+ * attempt gives way to its own).  Whatever races the cases above had,
+ * the lower end never refused and the higher never yielded.
+ */
+static void test_connect_race_rule(void)
+{
+	int fd = rds_socket();
+	long long yield = rds_counter(fd, "conn_race_yield");
+	long long refuse = rds_counter(fd, "conn_race_refuse");
+
+	close(fd);
+	sync_peer("done");
+	if (strcmp(modules_of(node), "ours"))
+		rt_skip("the distribution refuses every request while connecting");
+	rt_diag("conn_race_yield %lld, conn_race_refuse %lld", yield, refuse);
+	ASSERT_TRUE(yield >= 0 && refuse >= 0, "no conn_race_* counters");
+	if (ntohl(addr_self.s_addr) < ntohl(addr_peer.s_addr))
+		EXPECT_EQ(refuse, 0);
+	else
+		EXPECT_EQ(yield, 0);
+}
+
 /* ------------------------------------------------------------- driver */
 
 #define CASE_T(name, secs)	{ #name, test_##name, secs }
@@ -758,6 +782,7 @@ static const struct rt_case cases[] = {
 	CASE_T(cong_blocking_1to2, 90),
 	CASE_T(cong_blocking_2to1, 90),
 	CASE_T(flow_control, 30),
+	CASE_T(connect_race_rule, 30),
 };
 
 int main(int argc, char **argv)

@@ -20,8 +20,9 @@
 # case then checks that both sides waited for credits.
 #
 # On both nodes it builds the test programs if needed, then runs rds_remote
-# (the two programs talk to each other) and rds_faults.sh (both guests
-# together, synchronised by guest-barrier.sh), merging their TAP into one
+# and rds_rdma (the two programs of each pair talk to each other),
+# rds_faults.sh (both guests together, synchronised by guest-barrier.sh)
+# and rds_remote's connect_race_rule once more, merging their TAP into one
 # stream per guest like run_guest.sh: every result renumbered and named
 # after its program, the plan last.  Exit status 0 iff nothing failed.  Each
 # program's own output is also kept in $RESULTS/<program>.tap, the fault
@@ -65,6 +66,8 @@ else
 	run_prog rds_remote 240 "$here/rds_remote"
 	run_prog rds_rdma 300 "$here/rds_rdma"
 	run_prog rds_faults 480 "$here/rds_faults.sh" "$@"
+	# The faults' reconnects race most: check the rule once more.
+	run_prog race_rule 60 "$here/rds_remote" connect_race_rule
 fi
 
 tap_finish
