@@ -631,6 +631,31 @@ out_iov:
 }
 
 /**
+ * rds_rdma_cmsg_type() - may a sendmsg() carry this SOL_RDS control message?
+ * @type: its cmsg_type
+ *
+ * Return: 0 for the RDMA ones, -EOPNOTSUPP for atomics and zero-copy
+ * cookies, which this implementation does not carry, -EINVAL otherwise.
+ */
+int rds_rdma_cmsg_type(int type)
+{
+	switch (type) {
+	case RDS_CMSG_RDMA_ARGS:
+	case RDS_CMSG_RDMA_DEST:
+	case RDS_CMSG_RDMA_MAP:
+		return 0;
+	case RDS_CMSG_ATOMIC_FADD:
+	case RDS_CMSG_ATOMIC_CSWP:
+	case RDS_CMSG_MASKED_ATOMIC_FADD:
+	case RDS_CMSG_MASKED_ATOMIC_CSWP:
+	case RDS_CMSG_ZCOPY_COOKIE:
+		return -EOPNOTSUPP;
+	default:
+		return -EINVAL;
+	}
+}
+
+/**
  * rds_rdma_cmsgs() - the control messages of a sendmsg()
  * @rs: the sending socket, bound
  * @msg: the call's message
@@ -681,14 +706,8 @@ int rds_rdma_cmsgs(struct rds_sock *rs, struct msghdr *msg, struct rds_msg *m,
 				return -EINVAL;
 			map = CMSG_DATA(cmsg);
 			break;
-		case RDS_CMSG_ATOMIC_FADD:
-		case RDS_CMSG_ATOMIC_CSWP:
-		case RDS_CMSG_MASKED_ATOMIC_FADD:
-		case RDS_CMSG_MASKED_ATOMIC_CSWP:
-		case RDS_CMSG_ZCOPY_COOKIE:
-			return -EOPNOTSUPP;
 		default:
-			return -EINVAL;
+			return rds_rdma_cmsg_type(cmsg->cmsg_type);
 		}
 	}
 	if ((map && dest) || (args && (map || dest)))

@@ -82,6 +82,7 @@ int rds_rdma_free_mr(struct rds_sock *rs, u64 cookie, u64 flags);
 void rds_rdma_sock_init(struct rds_sock *rs);
 void rds_rdma_sock_release(struct rds_sock *rs);
 
+int rds_rdma_cmsg_type(int type);
 int rds_rdma_cmsgs(struct rds_sock *rs, struct msghdr *msg, struct rds_msg *m,
 		   bool remote);
 void rds_rdma_op_free(struct rds_rdma_op *op);

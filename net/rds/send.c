@@ -67,26 +67,16 @@ static int rds_send_dest(struct rds_sock *rs, struct msghdr *msg,
 static int rds_send_check_cmsgs(struct msghdr *msg)
 {
 	struct cmsghdr *cmsg;
+	int ret;
 
 	for_each_cmsghdr(cmsg, msg) {
 		if (!CMSG_OK(msg, cmsg))
 			return -EINVAL;
 		if (cmsg->cmsg_level != SOL_RDS)
 			continue;
-		switch (cmsg->cmsg_type) {
-		case RDS_CMSG_RDMA_ARGS:
-		case RDS_CMSG_RDMA_DEST:
-		case RDS_CMSG_RDMA_MAP:
-			break;
-		case RDS_CMSG_ATOMIC_FADD:
-		case RDS_CMSG_ATOMIC_CSWP:
-		case RDS_CMSG_MASKED_ATOMIC_FADD:
-		case RDS_CMSG_MASKED_ATOMIC_CSWP:
-		case RDS_CMSG_ZCOPY_COOKIE:
-			return -EOPNOTSUPP;
-		default:
-			return -EINVAL;
-		}
+		ret = rds_rdma_cmsg_type(cmsg->cmsg_type);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
