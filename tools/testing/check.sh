@@ -136,7 +136,7 @@ run_tap bench tools/testing/vm/selftest.sh
 
 # 5: the selftests in guests.
 run_vm() {	# run_vm NAME GUEST_SCRIPT [vm-run.sh options] [-- script args]
-	local log=$logs/$1.log line script=$st_dir/$2 opts=()
+	local name=$1 log=$logs/$1.log line script=$st_dir/$2 opts=()
 	shift 2
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do
 		opts+=("$1")
@@ -147,13 +147,13 @@ run_vm() {	# run_vm NAME GUEST_SCRIPT [vm-run.sh options] [-- script args]
 	local st=$?
 	while IFS= read -r line; do
 		case $line in
-		"ok - "*) echo "ok - $1: ${line#ok - }"; pass=$((pass + 1)) ;;
-		"not ok - "*) echo "not ok - $1: ${line#not ok - }"; fail=$((fail + 1)) ;;
+		"ok - "*) echo "ok - $name: ${line#ok - }"; pass=$((pass + 1)) ;;
+		"not ok - "*) echo "not ok - $name: ${line#not ok - }"; fail=$((fail + 1)) ;;
 		esac
 	done < "$log"
 	grep -q '^[0-9]* passed, [0-9]* failed$' "$log" ||
-		result 1 "$1: the bench printed no summary (status $st)" "$log"
-	grep '^# vm-run: wall time' "$log" | sed "s/^# vm-run:/# $1:/"
+		result 1 "$name: the bench printed no summary (status $st)" "$log"
+	grep '^# vm-run: wall time' "$log" | sed "s/^# vm-run:/# $name:/"
 }
 
 if [ "${CHECK_GUESTS:-1}" != 0 ]; then
