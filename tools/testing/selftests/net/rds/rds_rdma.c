@@ -1573,7 +1573,77 @@ static void client_killed(int owner)
 	pair_end(&p);
 }
 
+/*
+ * The connection breaks under an RDMA: every frame the initiator's eth0
+ * sends is lost for CUT_S seconds (tc netem), so neither its RDMA WRITE
+ * nor its ACK reaches the owner.  The QP gives up retrying (or the ACK
+ * watchdog drops the connection), the operation ends as DROPPED, and
+ * after the reconnect the ACK is not sent again (an operation may have
+ * run, so it is never repeated): the owner never gets it, and traffic
+ * flows again.
+ */
+#define CUT_S		15
+
+static void link_dropped(int owner)
+{
+	struct region r;
+	struct pair p;
+	struct rx rx;
+	uint64_t cookie;
+	pid_t restore;
+	int status, st;
+
+	pair_start(&p, owner);
+	if (p.owner) {
+		region_init(&r, 0, 8192, msg_seed(node, 1));
+		cookie = owner_map(&p, &r, 0, 1);
+		expect_kind(&p, K_GOTIT, 1, &rx);
+		status = fail_owner(&p, &r, &cookie, 0, 0, 1, 0);
+		if (cookie)
+			EXPECT_SYS_OK(free_mr(p.fd, cookie, 0));
+		region_free(&r);
+		pair_end(&p);
+		return;
+	}
+	cookie = server_cookie(&p, 1);
+	send_kind(&p, &p.peer, K_GOTIT, 1, NULL, 0);
+	/* The bench's guests carry RDS over eth0. */
+	ASSERT_TRUE(!system("tc qdisc add dev eth0 root netem loss 100%"),
+		    "tc qdisc add dev eth0 root netem loss 100%% failed");
+	restore = fork();
+	if (restore == 0) {
+		sleep(CUT_S);
+		_exit(system("tc qdisc del dev eth0 root") ? 1 : 0);
+	}
+	if (restore < 0) {
+		EXPECT_TRUE(!system("tc qdisc del dev eth0 root"), "tc del");
+		rt_fail("fork: %s", rt_errname(errno));
+		rt_abort();
+	}
+	status = fail_server(&p, NULL, cookie, 0, 4096, RDS_RDMA_NOTIFY_ME,
+			     1, 1);
+	ASSERT_EQ(waitpid(restore, &st, 0), restore);
+	EXPECT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st),
+		    "tc qdisc del dev eth0 root failed");
+	if (distro(node))
+		rt_diag("distribution: the operation ended with %s",
+			status_name(status));
+	else
+		EXPECT_STATUS(status, RDS_RDMA_DROPPED);
+	pair_end(&p);
+}
+
 /* --------------------------------------------------------- driver */
+
+static void test_link_dropped_owner1(void)
+{
+	link_dropped(1);
+}
+
+static void test_link_dropped_owner2(void)
+{
+	link_dropped(2);
+}
 
 static void test_rdma_write_map_owner1(void)
 {
@@ -1738,6 +1808,8 @@ static const struct rt_case cases[] = {
 	CASE_T(out_of_bounds_owner2, 150),
 	CASE_T(client_killed_owner1, 150),
 	CASE_T(client_killed_owner2, 150),
+	CASE_T(link_dropped_owner1, 150),
+	CASE_T(link_dropped_owner2, 150),
 };
 
 int main(int argc, char **argv)
