@@ -1922,9 +1922,11 @@ static void test_info_sockets(void)
 	struct rds_info_socket *si;
 	struct rds_info_message *mi;
 	struct sockaddr_in r, t;
+	const char *mods = getenv("RDS_MODULES");
+	int distro = mods && !strcmp(mods, "distro");
 	int rx = rds_bound(addr_main, 0, &r);
 	int tx = rds_bound(addr_main, 0, &t);
-	int len, i, found = 0;
+	int len, i, found = 0, tries;
 	socklen_t zero = 0;
 	struct stat st;
 	void *buf;
@@ -1936,24 +1938,36 @@ static void test_info_sockets(void)
 	EXPECT_TRUE(zero > 0 && zero % sizeof(*si) == 0,
 		    "length needed %u, entries of %zu", zero, sizeof(*si));
 
-	each = EXPECT_SYS_OK(info_get(rx, RDS_INFO_SOCKETS, &buf, &len));
-	EXPECT_EQ(each, sizeof(*si));
-	EXPECT_EQ(len % sizeof(*si), 0);
 	ASSERT_SYS_OK(fstat(tx, &st));
-	for (i = 0; i < len / (int)sizeof(*si); i++) {
-		si = (struct rds_info_socket *)buf + i;
-		if (si->bound_addr != t.sin_addr.s_addr ||
-		    si->bound_port != t.sin_port)
-			continue;
-		found++;
-		EXPECT_EQ(si->connected_addr, r.sin_addr.s_addr);
-		EXPECT_EQ(si->connected_port, r.sin_port);
-		EXPECT_EQ(si->sndbuf, int_opt(tx, SOL_SOCKET, SO_SNDBUF) / 2);
-		EXPECT_EQ(si->rcvbuf, int_opt(tx, SOL_SOCKET, SO_RCVBUF) / 2);
-		EXPECT_EQ(si->inum, st.st_ino);
+	/*
+	 * The distribution's table counts, then copies, and stops at the
+	 * count: a socket bound in between (a leftover of an earlier case)
+	 * can push ours, the newest, out of it.  Look again there, once.
+	 */
+	for (tries = distro ? 2 : 1; tries-- && !found;) {
+		each = EXPECT_SYS_OK(info_get(rx, RDS_INFO_SOCKETS, &buf,
+					      &len));
+		EXPECT_EQ(each, sizeof(*si));
+		EXPECT_EQ(len % sizeof(*si), 0);
+		for (i = 0; i < len / (int)sizeof(*si); i++) {
+			si = (struct rds_info_socket *)buf + i;
+			if (si->bound_addr != t.sin_addr.s_addr ||
+			    si->bound_port != t.sin_port)
+				continue;
+			found++;
+			EXPECT_EQ(si->connected_addr, r.sin_addr.s_addr);
+			EXPECT_EQ(si->connected_port, r.sin_port);
+			EXPECT_EQ(si->sndbuf,
+				  int_opt(tx, SOL_SOCKET, SO_SNDBUF) / 2);
+			EXPECT_EQ(si->rcvbuf,
+				  int_opt(tx, SOL_SOCKET, SO_RCVBUF) / 2);
+			EXPECT_EQ(si->inum, st.st_ino);
+		}
+		free(buf);
+		if (!found && tries)
+			rt_diag("our socket is not in the distribution's table: again");
 	}
 	EXPECT_EQ(found, 1);
-	free(buf);
 
 	/* A queued message shows in RDS_INFO_RECV_MESSAGES. */
 	EXPECT_EQ(EXPECT_SYS_OK(send(tx, "seventy-seven", 13, 0)), 13);
