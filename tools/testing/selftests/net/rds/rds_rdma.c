@@ -1363,6 +1363,34 @@ static void silent(int owner)
 }
 
 /*
+ * The owner's side of a case whose RDMA must fail: 8 KiB mapped (request
+ * 1), GOTIT heard, then fail_owner(): no ACK, the memory unchanged.
+ */
+static void owner_of_failure(struct pair *p)
+{
+	struct region r;
+	struct rx rx;
+	uint64_t cookie;
+
+	region_init(&r, 0, 8192, msg_seed(node, 1));
+	cookie = owner_map(p, &r, 0, 1);
+	expect_kind(p, K_GOTIT, 1, &rx);
+	fail_owner(p, &r, &cookie, 0, 0, 1, 0);
+	if (cookie)
+		EXPECT_SYS_OK(free_mr(p->fd, cookie, 0));
+	region_free(&r);
+}
+
+/* The initiator's side: the cookie of request 1, and GOTIT to say so. */
+static uint64_t server_cookie_ack(struct pair *p)
+{
+	uint64_t cookie = server_cookie(p, 1);
+
+	send_kind(p, &p->peer, K_GOTIT, 1, NULL, 0);
+	return cookie;
+}
+
+/*
  * An RDMA with a cookie the owner never handed out fails at the peer's
  * HCA: REMOTE_ERROR, no ACK; then RDMA works again.
  */
@@ -1371,24 +1399,15 @@ static void bogus_cookie(int owner)
 	struct rdma_op op = {
 		.write = 1, .start = 0, .mr_len = 8192, .off = 16, .len = 4000,
 	};
-	struct region r;
 	struct pair p;
-	struct rx rx;
 	uint64_t cookie;
 	int status;
 
 	pair_start(&p, owner);
 	if (p.owner) {
-		region_init(&r, 0, 8192, msg_seed(node, 1));
-		cookie = owner_map(&p, &r, 0, 1);
-		expect_kind(&p, K_GOTIT, 1, &rx);
-		status = fail_owner(&p, &r, &cookie, 0, 0, 1, 0);
-		if (cookie)
-			EXPECT_SYS_OK(free_mr(p.fd, cookie, 0));
-		region_free(&r);
+		owner_of_failure(&p);
 	} else {
-		cookie = server_cookie(&p, 1);
-		send_kind(&p, &p.peer, K_GOTIT, 1, NULL, 0);
+		cookie = server_cookie_ack(&p);
 		/* another key: the top bit of the rkey flipped */
 		status = fail_server(&p, NULL, cookie ^ 0x80000000ULL, 0, 64,
 				     RDS_RDMA_NOTIFY_ME, 1, 1);
@@ -1486,24 +1505,15 @@ static void recverr(int owner)
  */
 static void out_of_bounds(int owner)
 {
-	struct region r;
 	struct pair p;
-	struct rx rx;
 	uint64_t cookie;
 	int status;
 
 	pair_start(&p, owner);
 	if (p.owner) {
-		region_init(&r, 0, 8192, msg_seed(node, 1));
-		cookie = owner_map(&p, &r, 0, 1);
-		expect_kind(&p, K_GOTIT, 1, &rx);
-		status = fail_owner(&p, &r, &cookie, 0, 0, 1, 0);
-		if (cookie)
-			EXPECT_SYS_OK(free_mr(p.fd, cookie, 0));
-		region_free(&r);
+		owner_of_failure(&p);
 	} else {
-		cookie = server_cookie(&p, 1);
-		send_kind(&p, &p.peer, K_GOTIT, 1, NULL, 0);
+		cookie = server_cookie_ack(&p);
 		status = fail_server(&p, NULL, cookie, 8192 - 16, 32,
 				     RDS_RDMA_NOTIFY_ME, 1, 1);
 		EXPECT_STATUS(status, RDS_RDMA_REMOTE_ERROR);
@@ -1586,27 +1596,18 @@ static void client_killed(int owner)
 
 static void link_dropped(int owner)
 {
-	struct region r;
 	struct pair p;
-	struct rx rx;
 	uint64_t cookie;
 	pid_t restore;
 	int status, st;
 
 	pair_start(&p, owner);
 	if (p.owner) {
-		region_init(&r, 0, 8192, msg_seed(node, 1));
-		cookie = owner_map(&p, &r, 0, 1);
-		expect_kind(&p, K_GOTIT, 1, &rx);
-		status = fail_owner(&p, &r, &cookie, 0, 0, 1, 0);
-		if (cookie)
-			EXPECT_SYS_OK(free_mr(p.fd, cookie, 0));
-		region_free(&r);
+		owner_of_failure(&p);
 		pair_end(&p);
 		return;
 	}
-	cookie = server_cookie(&p, 1);
-	send_kind(&p, &p.peer, K_GOTIT, 1, NULL, 0);
+	cookie = server_cookie_ack(&p);
 	/* The bench's guests carry RDS over eth0. */
 	ASSERT_TRUE(!system("tc qdisc add dev eth0 root netem loss 100%"),
 		    "tc qdisc add dev eth0 root netem loss 100%% failed");
