@@ -92,6 +92,7 @@ enum {
 	RDS_IB_ACK_REQUESTED,	/* an ACK frame is owed to the peer */
 	RDS_IB_ACK_IN_FLIGHT,	/* the ACK frame is posted */
 	RDS_IB_CREDIT_WAIT,	/* a SEND waits for the peer's credits */
+	RDS_IB_RETIRING,	/* torn down while the connection goes on */
 };
 
 struct rds_ib_conn {
@@ -193,6 +194,7 @@ int rds_ib_conn_alloc(struct rds_conn *conn, gfp_t gfp);
 void rds_ib_conn_free(struct rds_conn *conn);
 int rds_ib_conn_connect(struct rds_conn *conn);
 void rds_ib_conn_shutdown(struct rds_conn *conn);
+void rds_ib_conn_drop(struct rds_ib_conn *ic, const char *reason);
 
 /* ib_send.c */
 int rds_ib_send_ring_init(struct rds_ib_conn *ic);

@@ -26,6 +26,21 @@ static struct rdma_cm_id *rds_ib_listen_id;
 static int rds_ib_cm_handler(struct rdma_cm_id *id,
 			     struct rdma_cm_event *event);
 
+/**
+ * rds_ib_conn_drop() - the current incarnation failed: drop the connection
+ * @ic: the connection's transport state
+ * @reason: a few words for the trace
+ *
+ * Not while the incarnation is retired under a connection that goes on
+ * (we yield to the peer's request, rds_ib_cm_req()): the work requests its
+ * drain flushes say nothing about the connection.
+ */
+void rds_ib_conn_drop(struct rds_ib_conn *ic, const char *reason)
+{
+	if (!test_bit(RDS_IB_RETIRING, &ic->flags))
+		rds_zc_conn_drop(ic->conn, reason);
+}
+
 static void rds_ib_qp_event(struct ib_event *event, void *context)
 {
 	struct rds_ib_conn *ic = context;
@@ -38,7 +53,7 @@ static void rds_ib_qp_event(struct ib_event *event, void *context)
 	pr_debug("rds_zc_ib: QP event %s on %pI4->%pI4\n",
 		 ib_event_msg(event->event), &ic->conn->laddr,
 		 &ic->conn->faddr);
-	rds_zc_conn_drop(ic->conn, "QP event");
+	rds_ib_conn_drop(ic, "QP event");
 }
 
 /*
@@ -351,6 +366,7 @@ static int rds_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *event)
 			mutex_unlock(&ic->cm_mutex);
 			goto reject;
 		}
+		set_bit(RDS_IB_RETIRING, &ic->flags);	/* teardown clears it */
 		rds_ib_teardown(ic);
 		old = ic->cm_id;
 		old->context = NULL;	/* its late events find nothing */

@@ -179,26 +179,27 @@ static void rds_ib_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	int ret;
 
 	/* After a drop nothing more is taken from this incarnation. */
-	if (rds_conn_state(ic->conn) != RDS_CONN_UP &&
-	    rds_conn_state(ic->conn) != RDS_CONN_CONNECTING)
+	if ((rds_conn_state(ic->conn) != RDS_CONN_UP &&
+	     rds_conn_state(ic->conn) != RDS_CONN_CONNECTING) ||
+	    test_bit(RDS_IB_RETIRING, &ic->flags))
 		return;
 	if (wc->status != IB_WC_SUCCESS) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
 			pr_debug("rds_zc_ib: receive from %pI4 failed: %s\n",
 				 &ic->conn->faddr,
 				 ib_wc_status_msg(wc->status));
-		rds_zc_conn_drop(ic->conn, "receive completion error");
+		rds_ib_conn_drop(ic, "receive completion error");
 		return;
 	}
 	if (wc->opcode != IB_WC_RECV) {
-		rds_zc_conn_drop(ic->conn, "unexpected receive opcode");
+		rds_ib_conn_drop(ic, "unexpected receive opcode");
 		return;
 	}
 	ret = rds_ib_recv_frame(ic, slot, wc->byte_len);
 	if (!ret)
 		ret = rds_ib_recv_post(ic, slot);
 	if (ret) {
-		rds_zc_conn_drop(ic->conn, "bad frame");
+		rds_ib_conn_drop(ic, "bad frame");
 		return;
 	}
 	rds_ib_credit_posted(ic);	/* a credit to return to the peer */

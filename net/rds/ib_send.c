@@ -109,7 +109,7 @@ static void rds_ib_send_done(struct ib_cq *cq, struct ib_wc *wc)
 			pr_debug("rds_zc_ib: send to %pI4 failed: %s\n",
 				 &ic->conn->faddr,
 				 ib_wc_status_msg(wc->status));
-		rds_zc_conn_drop(ic->conn, "send completion error");
+		rds_ib_conn_drop(ic, "send completion error");
 		return;
 	}
 	if (test_and_clear_bit(RDS_IB_SEND_FULL, &ic->flags))
@@ -404,7 +404,7 @@ static void rds_ib_ack_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	clear_bit(RDS_IB_ACK_IN_FLIGHT, &ic->flags);
 	if (wc->status != IB_WC_SUCCESS) {
-		rds_zc_conn_drop(ic->conn, "ACK completion error");
+		rds_ib_conn_drop(ic, "ACK completion error");
 		return;
 	}
 	rds_ib_send_ack(ic);	/* one more may have been asked for */
@@ -459,7 +459,7 @@ void rds_ib_send_ack(struct rds_ib_conn *ic)
 		wr.send_flags = IB_SEND_SIGNALED | IB_SEND_SOLICITED;
 		if (ib_post_send(ic->qp, &wr, NULL)) {
 			clear_bit(RDS_IB_ACK_IN_FLIGHT, &ic->flags);
-			rds_zc_conn_drop(ic->conn, "ACK post failed");
+			rds_ib_conn_drop(ic, "ACK post failed");
 			return;
 		}
 		rds_ib_stat_inc(RDS_IB_STAT_TX_ACK_FRAMES);
