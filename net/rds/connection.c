@@ -13,9 +13,11 @@
 #include <linux/random.h>
 #include <linux/rculist.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <net/net_namespace.h>
 #include <net/netns/hash.h>
 #include <net/sock.h>
+#include <uapi/linux/rds.h>
 
 #include "cong.h"
 #include "connection.h"
@@ -230,7 +232,7 @@ static void rds_conn_send_locked(struct rds_conn *conn)
 	while (rds_conn_state(conn) == RDS_CONN_UP &&
 	       !test_bit(RDS_CONN_DEAD, &conn->flags)) {
 		if (!conn->xmit_msg) {
-			conn->xmit_msg = rds_conn_pick(conn);
+			WRITE_ONCE(conn->xmit_msg, rds_conn_pick(conn));
 			conn->xmit_frag = 0;
 			if (!conn->xmit_msg)
 				break;
@@ -256,7 +258,7 @@ static void rds_conn_send_locked(struct rds_conn *conn)
 		if (conn->xmit_msg->no_sends)
 			rds_conn_msg_unqueue(conn, conn->xmit_msg);
 		rds_msg_put(conn->xmit_msg);
-		conn->xmit_msg = NULL;
+		WRITE_ONCE(conn->xmit_msg, NULL);
 	}
 }
 
@@ -331,7 +333,7 @@ static void rds_conn_shutdown_work(struct work_struct *work)
 	conn->trans->conn_shutdown(conn);
 	if (conn->xmit_msg) {
 		rds_msg_put(conn->xmit_msg);
-		conn->xmit_msg = NULL;
+		WRITE_ONCE(conn->xmit_msg, NULL);
 	}
 
 	/*
@@ -608,7 +610,7 @@ int rds_zc_conn_recv(struct rds_conn *conn, struct rds_msg *m)
 		rds_msg_put(m);
 		return -ENOMEM;
 	}
-	conn->next_rx_seq = m->seq + 1;
+	WRITE_ONCE(conn->next_rx_seq, m->seq + 1);
 	atomic64_inc(&conn->rx_msgs);
 	rds_stat_inc(RDS_STAT_RECV_REMOTE);
 	trace_rds_conn_recv(conn, m->seq, m->len, m->flags);
@@ -737,6 +739,56 @@ unsigned int rds_conn_cancel(struct rds_sock *rs, __be32 daddr, __be16 dport,
 	return n;
 }
 
+/**
+ * rds_conn_info_walk() - describe every connection of a namespace
+ * @net: namespace
+ * @fn: called with one RDS_INFO_CONNECTIONS row per connection, under
+ *	rcu_read_lock(), so it must not sleep
+ * @arg: passed to @fn
+ *
+ * The flags say what the distribution's say: SENDING while a message is
+ * being handed to the transport, CONNECTING, CONNECTED (UP).
+ *
+ * Context: process context.
+ */
+void rds_conn_info_walk(struct net *net,
+			void (*fn)(const struct rds_info_connection *ci,
+				   void *arg),
+			void *arg)
+{
+	struct rds_info_connection ci;
+	struct rds_conn *conn;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(conn, &rds_conn_list, all_item) {
+		if (!net_eq(conn->net, net))
+			continue;
+		memset(&ci, 0, sizeof(ci));
+		spin_lock_bh(&conn->lock);
+		ci.next_tx_seq = conn->next_tx_seq;
+		spin_unlock_bh(&conn->lock);
+		ci.next_rx_seq = READ_ONCE(conn->next_rx_seq);
+		ci.laddr = conn->laddr;
+		ci.faddr = conn->faddr;
+		strscpy(ci.transport, conn->trans->name, sizeof(ci.transport));
+		if (READ_ONCE(conn->xmit_msg))
+			ci.flags |= RDS_INFO_CONNECTION_FLAG_SENDING;
+		switch (rds_conn_state(conn)) {
+		case RDS_CONN_CONNECTING:
+			ci.flags |= RDS_INFO_CONNECTION_FLAG_CONNECTING;
+			break;
+		case RDS_CONN_UP:
+			ci.flags |= RDS_INFO_CONNECTION_FLAG_CONNECTED;
+			break;
+		default:
+			break;
+		}
+		ci.tos = conn->tos;
+		fn(&ci, arg);
+	}
+	rcu_read_unlock();
+}
+
 static void rds_conn_destroy(struct rds_conn *conn)
 {
 	LIST_HEAD(done);
@@ -751,7 +803,7 @@ static void rds_conn_destroy(struct rds_conn *conn)
 	conn->trans->conn_shutdown(conn);
 	if (conn->xmit_msg) {
 		rds_msg_put(conn->xmit_msg);
-		conn->xmit_msg = NULL;
+		WRITE_ONCE(conn->xmit_msg, NULL);
 	}
 	mutex_unlock(&conn->work_mutex);
 	/* No transport callback runs any more; none can queue work. */

@@ -28,8 +28,11 @@
  *  - work_mutex serialises the send path, connect and shutdown: it
  *    protects xmit_msg, xmit_frag and reconnect_delay, and guarantees
  *    that the transport's @xmit never runs during @conn_shutdown.
- *  - next_rx_seq is touched only from the transport's receive path,
- *    which runs in one context at a time per connection.
+ *    RDS_INFO_CONNECTIONS peeks at xmit_msg without it (set or not), so
+ *    it is written with WRITE_ONCE().
+ *  - next_rx_seq is written only from the transport's receive path,
+ *    which runs in one context at a time per connection, and peeked at
+ *    by RDS_INFO_CONNECTIONS.
  */
 #ifndef _RDS_ZC_CONNECTION_H
 #define _RDS_ZC_CONNECTION_H
@@ -46,6 +49,7 @@ struct rds_msg;
 struct rds_sock;
 struct rds_transport;
 struct rds_cong_map;
+struct rds_info_connection;
 
 /* Header flags, as on the wire (rds_zc-wire.rst section 4.3). */
 #define RDS_FLAG_CONG_BITMAP	0x01
@@ -135,6 +139,10 @@ int rds_conn_queue(struct rds_conn *conn, struct rds_msg *m);
 void rds_conn_cong_changed(struct net *net, __be32 laddr);
 unsigned int rds_conn_cancel(struct rds_sock *rs, __be32 daddr, __be16 dport,
 			     bool any_dest);
+void rds_conn_info_walk(struct net *net,
+			void (*fn)(const struct rds_info_connection *ci,
+				   void *arg),
+			void *arg);
 void rds_conn_destroy_all(const struct rds_transport *trans);
 int rds_conn_init(void);
 void rds_conn_exit(void);

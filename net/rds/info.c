@@ -21,6 +21,7 @@
 #include <net/sock.h>
 #include <uapi/linux/rds.h>
 
+#include "connection.h"
 #include "info.h"
 #include "message.h"
 #include "sock.h"
@@ -115,7 +116,18 @@ static void rds_info_recv_messages(struct rds_info_sink *s)
 	rds_sock_walk(rds_info_one_recv_queue, s);
 }
 
-/* Tables of things local delivery never has: connections, send queues. */
+static void rds_info_one_connection(const struct rds_info_connection *ci,
+				    void *arg)
+{
+	rds_info_add(arg, ci);
+}
+
+static void rds_info_connections(struct rds_info_sink *s)
+{
+	rds_conn_info_walk(s->net, rds_info_one_connection, s);
+}
+
+/* Tables not kept yet: the messages on connections' queues. */
 static void rds_info_none(struct rds_info_sink *s)
 {
 }
@@ -128,7 +140,7 @@ static const struct rds_info_table {
 	{ RDS_INFO_COUNTERS, sizeof(struct rds_info_counter),
 	  rds_info_counters },
 	{ RDS_INFO_CONNECTIONS, sizeof(struct rds_info_connection),
-	  rds_info_none },
+	  rds_info_connections },
 	{ RDS_INFO_SEND_MESSAGES, sizeof(struct rds_info_message),
 	  rds_info_none },
 	{ RDS_INFO_RETRANS_MESSAGES, sizeof(struct rds_info_message),
