@@ -768,6 +768,95 @@ static void test_connect_race_rule(void)
 		EXPECT_EQ(yield, 0);
 }
 
+/*
+ * RDS_INFO_CONNECTIONS: the row of this pair of addresses says
+ * "infiniband", connected, and its sequence numbers move: one more message
+ * each way raises next_tx_seq and next_rx_seq (by one, or more if a
+ * congestion map update went in between).
+ */
+struct conn_row {
+	unsigned long long tx, rx;
+	int flags, found;
+};
+
+static struct conn_row conn_row(int fd)
+{
+	struct rds_info_connection *ci = NULL;
+	struct conn_row row = { 0 };
+	socklen_t len = 0;
+	size_t i;
+	int tries, got = 0;
+
+	for (tries = 0; tries < 5 && !got; tries++) {
+		got = getsockopt(fd, SOL_RDS, RDS_INFO_CONNECTIONS, ci, &len) >= 0;
+		if (got || errno != ENOSPC)
+			break;
+		free(ci);
+		len += 10 * sizeof(*ci);
+		ci = xmalloc(len);
+	}
+	EXPECT_TRUE(got, "RDS_INFO_CONNECTIONS: %s", rt_errname(errno));
+	for (i = 0; got && i < len / sizeof(*ci); i++) {
+		if (ci[i].laddr != addr_self.s_addr ||
+		    ci[i].faddr != addr_peer.s_addr || ci[i].tos)
+			continue;
+		EXPECT_TRUE(!row.found, "two rows for this pair of addresses");
+		EXPECT_TRUE(!strncmp((char *)ci[i].transport, "infiniband",
+				     sizeof(ci[i].transport)),
+			    "transport \"%.16s\", expected \"infiniband\"",
+			    (char *)ci[i].transport);
+		row.tx = ci[i].next_tx_seq;
+		row.rx = ci[i].next_rx_seq;
+		row.flags = ci[i].flags;
+		row.found = 1;
+	}
+	free(ci);
+	return row;
+}
+
+static void exchange_one(int fd, uint32_t i)
+{
+	struct sockaddr_in to = peer_port(0), from;
+	unsigned char buf[64];
+	int flags;
+
+	fill_pattern(buf, sizeof(buf), msg_seed(node, i));
+	ASSERT_SYS_OK(sendto(fd, buf, sizeof(buf), 0, (struct sockaddr *)&to,
+			     sizeof(to)));
+	ASSERT_EQ(recv_msg(fd, buf, sizeof(buf), 0, &from, &flags),
+		  (long)sizeof(buf));
+	EXPECT_EQ(pattern_mismatch(buf, sizeof(buf), msg_seed(peer_node, i)),
+		  sizeof(buf));
+}
+
+static void test_info_connections(void)
+{
+	struct conn_row a, b;
+	int fd = rds_bound(0, NULL);
+
+	sync_peer("bound");
+	exchange_one(fd, 0);
+	a = conn_row(fd);
+	sync_peer("first");
+	exchange_one(fd, 1);
+	b = conn_row(fd);
+	sync_peer("second");
+	close(fd);
+	ASSERT_TRUE(a.found && b.found, "no row for node %d -> node %d", node,
+		    peer_node);
+	rt_diag("next_tx_seq %llu then %llu, next_rx_seq %llu then %llu, flags %#x",
+		a.tx, b.tx, a.rx, b.rx, b.flags);
+	EXPECT_TRUE(b.flags & RDS_INFO_CONNECTION_FLAG_CONNECTED,
+		    "flags %#x: not connected", b.flags);
+	EXPECT_TRUE(!(b.flags & RDS_INFO_CONNECTION_FLAG_CONNECTING),
+		    "flags %#x: connecting", b.flags);
+	EXPECT_TRUE(a.tx >= 2 && a.rx >= 2,
+		    "after a message each way: next_tx_seq %llu, next_rx_seq %llu",
+		    a.tx, a.rx);
+	EXPECT_TRUE(b.tx > a.tx && b.rx > a.rx,
+		    "one more message each way did not move the numbers");
+}
+
 /* ------------------------------------------------------------- driver */
 
 #define CASE_T(name, secs)	{ #name, test_##name, secs }
@@ -781,6 +870,7 @@ static const struct rt_case cases[] = {
 	CASE_T(cong_enobufs_monitor_2to1, 90),
 	CASE_T(cong_blocking_1to2, 90),
 	CASE_T(cong_blocking_2to1, 90),
+	CASE_T(info_connections, 30),
 	CASE_T(flow_control, 30),
 	CASE_T(connect_race_rule, 30),
 };
