@@ -153,7 +153,33 @@ run_vm() {	# run_vm NAME GUEST_SCRIPT [vm-run.sh options] [-- script args]
 	done < "$log"
 	grep -q '^[0-9]* passed, [0-9]* failed$' "$log" ||
 		result 1 "$name: the bench printed no summary (status $st)" "$log"
+	[ "$st" -eq 0 ] || failure_context "$name" "$log"
 	grep '^# vm-run: wall time' "$log" | sed "s/^# vm-run:/# $name:/"
+}
+
+# What the guests said around their failures, so that a CI log tells why:
+# for each "not ok" of a guest's script, the 8 lines before it and the
+# diagnostics right after it (rds_faults.sh's state dump), 200 lines at
+# most per guest.
+failure_context() {	# failure_context NAME VM_RUN_LOG
+	local res out k
+
+	res=$(sed -n 's/^# vm-run: results in //p' "$2" | head -n 1)
+	[ -d "$res" ] || return 0
+	for out in "$res"/guest*/output.txt; do
+		[ -f "$out" ] || continue
+		k=$(basename "$(dirname "$out")")
+		awk -v p="# $1 $k: " '
+			/^not ok/ {
+				for (i = NR - 8; i < NR; i++)
+					if (i in last) print p last[i]
+				print p $0; after = 80; next
+			}
+			after > 0 && /^#/ { print p $0; after--; next }
+			{ after = 0 }
+			{ last[NR] = $0; delete last[NR - 8] }
+		' "$out" | head -n 200
+	done
 }
 
 if [ "${CHECK_GUESTS:-1}" != 0 ]; then
@@ -168,7 +194,8 @@ if [ "${CHECK_GUESTS:-1}" != 0 ]; then
 		esac
 		name=${pairing/,/-}
 		run_vm "remote-${name/:/-}-6.1" run_remote.sh --kernel 6.1 \
-			--guests 2 --modules "${pairing%:*}" --timeout 600 \
+			--guests 2 --modules "${pairing%:*}" --nic e1000 \
+			--timeout 600 \
 			-- "${args[@]}"
 	done
 fi

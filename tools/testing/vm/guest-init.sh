@@ -115,7 +115,12 @@ IFS=, read -ra choices <<< "$RDS_MODULES_ALL"
 say "kernel $(uname -r), node $node of $RDS_NODES, address $addr, modules $RDS_MODULES"
 hostname "rds-g$node" || true
 
-# 1. Network.
+# 1. Network.  The initramfs loaded virtio_net; another card's driver
+# (vm-run.sh --nic) comes from the real root.
+if [ ! -e /sys/class/net/eth0 ] && [ -n "${RDS_VM_NIC_DRIVER:-}" ]; then
+	step modprobe "$RDS_VM_NIC_DRIVER"
+	wait_for 10 test -e /sys/class/net/eth0 || true
+fi
 [ -e /sys/class/net/eth0 ] || bail "no eth0"
 step ip link set lo up
 step ip addr add "$addr/24" dev eth0

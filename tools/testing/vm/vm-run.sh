@@ -35,6 +35,10 @@
 #                        guest 25 s before, so that the guest still saves its
 #                        kernel log when the script hangs.
 #   --mem MB             guest memory (default 1024).
+#   --nic virtio|e1000   the guests' network card model (default virtio:
+#                        virtio-net-pci; e1000: the emulated Intel 82540EM,
+#                        whose driver the guest loads after the switch to
+#                        the real root).
 #   --smp N              guest CPUs (default 1: with two guests on two host
 #                        cores, -smp 1 boots and runs about twice as fast).
 #   --judge DIR          boot nothing: judge an existing results folder again.
@@ -70,6 +74,7 @@ results=
 timeout_s=600
 mem=1024
 smp=1
+nic=virtio
 judge_dir=
 
 usage() {
@@ -219,6 +224,7 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout_s=${2:?}; shift 2 ;;
 	--mem) mem=${2:?}; shift 2 ;;
 	--smp) smp=${2:?}; shift 2 ;;
+	--nic) nic=${2:?}; shift 2 ;;
 	--judge) judge_dir=${2:?}; shift 2 ;;
 	-h|--help) usage ;;
 	--) shift; break ;;
@@ -244,6 +250,11 @@ need_uint --guests "$guests" 1
 need_uint --timeout "$timeout_s" 30
 need_uint --mem "$mem" 256
 need_uint --smp "$smp" 1
+case $nic in
+virtio) nic_device=virtio-net-pci nic_driver=virtio_net ;;
+e1000) nic_device=e1000 nic_driver=e1000 ;;
+*) die "--nic takes virtio or e1000" ;;
+esac
 IFS=, read -ra module_choices <<< "$modules"
 for m in "${module_choices[@]}"; do
 	case $m in
@@ -339,6 +350,7 @@ done
 	printf 'RDS_MODULES=%q\n' "$modules"
 	printf 'RDS_MODULE_DIR=%q\n' "$modules_dir"
 	printf 'RDS_VM_TIMEOUT=%q\n' "$timeout_s"
+	printf 'RDS_VM_NIC_DRIVER=%q\n' "$nic_driver"
 	printf 'RDS_VM_HOST_PATH=%q\n' "$PATH"
 	printf 'RDS_VM_CMD=('
 	printf '%q ' "$@"
@@ -401,7 +413,7 @@ trap 'echo "vm-run: interrupted" >&2; exit 130' INT TERM
 # Extra qemu options from the environment (split on white space).
 read -r -a extra_qemu <<< "${VM_QEMU_OPTS:-}"
 
-echo "# vm-run: kernel $krel, $guests guest(s), modules $modules, timeout ${timeout_s}s"
+echo "# vm-run: kernel $krel, $guests guest(s), modules $modules, nic $nic, timeout ${timeout_s}s"
 echo "# vm-run: results in $results"
 start=$(date +%s)
 for ((k = 1; k <= guests; k++)); do
@@ -420,7 +432,7 @@ for ((k = 1; k <= guests; k++)); do
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 		-virtfs "local,path=$results,mount_tag=results,security_model=none,multidevs=remap" \
 		-netdev "${netdev[k]}" \
-		-device "virtio-net-pci,netdev=n0,mac=$mac" \
+		-device "$nic_device,netdev=n0,mac=$mac" \
 		"${extra_qemu[@]}" \
 		< /dev/null > "$g/qemu.log" 2>&1 &
 	qemu_pid[k]=$!

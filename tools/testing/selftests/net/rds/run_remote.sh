@@ -12,8 +12,8 @@
 # loaded (RDS_MODULES), against the other guest.
 #
 # Arguments, if any, name the fault cases to run (rds_faults.sh; both guests
-# get the same arguments), e.g. "link_down" for the one that is not run by
-# default.  They may start with "--credits N": before anything connects,
+# get the same arguments), e.g. "link_down" to run that one alone.  They
+# may start with "--credits N": before anything connects,
 # our module gets a receive ring of N buffers (so the peer runs out of
 # credits all the time) and the distribution's net.rds.ib.flow_control is
 # set to 1 (so it spends the credits we give it); rds_remote's flow_control
