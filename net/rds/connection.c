@@ -789,6 +789,51 @@ void rds_conn_info_walk(struct net *net,
 	rcu_read_unlock();
 }
 
+/**
+ * rds_conn_msg_info_walk() - describe the messages on connections' queues
+ * @net: namespace
+ * @retrans: the messages sent and not yet acknowledged, else those not
+ *	     yet sent
+ * @fn: called with one RDS_INFO_SEND_MESSAGES or _RETRANS_MESSAGES row
+ *	per message, under the connection's lock, so it must not sleep
+ * @arg: passed to @fn
+ *
+ * Rows as the distribution writes them: our address and port first,
+ * flags 0.
+ *
+ * Context: process context.
+ */
+void rds_conn_msg_info_walk(struct net *net, bool retrans,
+			    void (*fn)(const struct rds_info_message *mi,
+				       void *arg),
+			    void *arg)
+{
+	struct rds_info_message mi;
+	struct rds_conn *conn;
+	struct rds_msg *m;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(conn, &rds_conn_list, all_item) {
+		if (!net_eq(conn->net, net))
+			continue;
+		spin_lock_bh(&conn->lock);
+		list_for_each_entry(m, retrans ? &conn->retrans :
+				    &conn->send_queue, conn_item) {
+			memset(&mi, 0, sizeof(mi));
+			mi.seq = m->seq;
+			mi.len = m->len;
+			mi.laddr = conn->laddr;
+			mi.faddr = conn->faddr;
+			mi.lport = m->sport;
+			mi.fport = m->dport;
+			mi.tos = conn->tos;
+			fn(&mi, arg);
+		}
+		spin_unlock_bh(&conn->lock);
+	}
+	rcu_read_unlock();
+}
+
 static void rds_conn_destroy(struct rds_conn *conn)
 {
 	LIST_HEAD(done);

@@ -50,6 +50,7 @@ struct rds_sock;
 struct rds_transport;
 struct rds_cong_map;
 struct rds_info_connection;
+struct rds_info_message;
 
 /* Header flags, as on the wire (rds_zc-wire.rst section 4.3). */
 #define RDS_FLAG_CONG_BITMAP	0x01
@@ -143,6 +144,10 @@ void rds_conn_info_walk(struct net *net,
 			void (*fn)(const struct rds_info_connection *ci,
 				   void *arg),
 			void *arg);
+void rds_conn_msg_info_walk(struct net *net, bool retrans,
+			    void (*fn)(const struct rds_info_message *mi,
+				       void *arg),
+			    void *arg);
 void rds_conn_destroy_all(const struct rds_transport *trans);
 int rds_conn_init(void);
 void rds_conn_exit(void);

@@ -127,9 +127,20 @@ static void rds_info_connections(struct rds_info_sink *s)
 	rds_conn_info_walk(s->net, rds_info_one_connection, s);
 }
 
-/* Tables not kept yet: the messages on connections' queues. */
-static void rds_info_none(struct rds_info_sink *s)
+static void rds_info_one_message(const struct rds_info_message *mi,
+				 void *arg)
 {
+	rds_info_add(arg, mi);
+}
+
+static void rds_info_send_messages(struct rds_info_sink *s)
+{
+	rds_conn_msg_info_walk(s->net, false, rds_info_one_message, s);
+}
+
+static void rds_info_retrans_messages(struct rds_info_sink *s)
+{
+	rds_conn_msg_info_walk(s->net, true, rds_info_one_message, s);
 }
 
 static const struct rds_info_table {
@@ -142,9 +153,9 @@ static const struct rds_info_table {
 	{ RDS_INFO_CONNECTIONS, sizeof(struct rds_info_connection),
 	  rds_info_connections },
 	{ RDS_INFO_SEND_MESSAGES, sizeof(struct rds_info_message),
-	  rds_info_none },
+	  rds_info_send_messages },
 	{ RDS_INFO_RETRANS_MESSAGES, sizeof(struct rds_info_message),
-	  rds_info_none },
+	  rds_info_retrans_messages },
 	{ RDS_INFO_RECV_MESSAGES, sizeof(struct rds_info_message),
 	  rds_info_recv_messages },
 	{ RDS_INFO_SOCKETS, sizeof(struct rds_info_socket),

@@ -1999,6 +1999,83 @@ static void test_info_sockets(void)
 		rt_skip("the distribution's RDS_INFO_SOCKETS left our socket out 4 times");
 }
 
+/*
+ * RDS_INFO_SEND_MESSAGES: messages to a peer that never answers (an
+ * unused address on our subnet) wait on the connection's send queue, in
+ * order, with their numbers, lengths, addresses and ports; none is on the
+ * retransmit queue, as none was sent; closing the socket takes them away.
+ * The distribution's rows carry 0.0.0.0 for both addresses (6.1 and 6.12),
+ * so rows are matched by their ports, and the addresses are checked on
+ * ours only.
+ */
+static int send_rows(int fd, int name, in_port_t lport, in_port_t fport,
+		     struct rds_info_message *rows, int max)
+{
+	struct rds_info_message *mi;
+	int len, i, n = 0;
+	void *buf;
+
+	EXPECT_EQ(EXPECT_SYS_OK(info_get(fd, name, &buf, &len)),
+		  sizeof(*mi));
+	for (i = 0; i < len / (int)sizeof(*mi); i++) {
+		mi = (struct rds_info_message *)buf + i;
+		if (mi->lport != lport || mi->fport != fport)
+			continue;
+		if (n < max)
+			rows[n] = *mi;
+		n++;
+	}
+	free(buf);
+	return n;
+}
+
+static void test_info_send_messages(void)
+{
+	static const unsigned int lens[] = { 10, 2000, 9000 };
+	const char *mods = getenv("RDS_MODULES");
+	int distro = mods && !strcmp(mods, "distro");
+	struct rds_info_message rows[8];
+	struct sockaddr_in me, to;
+	struct in_addr nobody;
+	char buf[9000] = "";
+	int fd, i, n;
+
+	if (main_is_lo)
+		rt_skip("needs RDS_ADDR: local delivery has no send queue");
+	/* .250 of our /24: no guest of the bench has it. */
+	nobody.s_addr = htonl((ntohl(addr_main.s_addr) & ~0xffu) | 250);
+	fd = rds_bound(addr_main, 0, &me);
+	sin_set(&to, nobody, 4000);
+	for (i = 0; i < (int)ARRAY_SIZE(lens); i++)
+		EXPECT_EQ(EXPECT_SYS_OK(sendto(fd, buf, lens[i], 0,
+					       (struct sockaddr *)&to,
+					       sizeof(to))), lens[i]);
+
+	n = send_rows(fd, RDS_INFO_SEND_MESSAGES, me.sin_port, to.sin_port,
+		      rows, ARRAY_SIZE(rows));
+	ASSERT_EQ(n, (int)ARRAY_SIZE(lens));
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(rows[i].len, lens[i]);
+		EXPECT_EQ(rows[i].tos, 0);
+		if (i)
+			EXPECT_EQ(rows[i].seq, rows[i - 1].seq + 1);
+		if (distro && !rows[i].laddr && !rows[i].faddr)
+			continue;
+		EXPECT_EQ(rows[i].laddr, addr_main.s_addr);
+		EXPECT_EQ(rows[i].faddr, nobody.s_addr);
+	}
+	if (distro && !rows[0].laddr)
+		rt_diag("distribution: addresses 0.0.0.0 in its rows");
+	EXPECT_EQ(send_rows(fd, RDS_INFO_RETRANS_MESSAGES, me.sin_port,
+			    to.sin_port, rows, ARRAY_SIZE(rows)), 0);
+	close(fd);
+
+	fd = rds_socket();
+	EXPECT_EQ(send_rows(fd, RDS_INFO_SEND_MESSAGES, me.sin_port,
+			    to.sin_port, rows, ARRAY_SIZE(rows)), 0);
+	close(fd);
+}
+
 static void test_info_bad_args(void)
 {
 	struct rds_info_counter *ctr;
@@ -2267,6 +2344,7 @@ static const struct rt_case cases[] = {
 	CASE_T(stress_many_senders, 120),
 	CASE_T(stress_close_receiver, 60),
 	CASE(info_sockets),
+	CASE(info_send_messages),
 	CASE(info_bad_args),
 	CASE(ioctl_tos),
 };
