@@ -305,7 +305,7 @@ case_link_cut() {
 # The node whose link goes down: the first that runs our modules (the
 # distribution's do not recover from it, see the top of this file).
 ours_node() {
-	local k=1 m
+	local k=1 m mods
 
 	IFS=, read -ra mods <<< "${RDS_MODULES_ALL:-ours}"
 	[ ${#mods[@]} -gt 1 ] || { echo 1; return; }
