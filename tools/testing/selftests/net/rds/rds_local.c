@@ -1892,27 +1892,26 @@ static void many_sockets(struct in_addr addr)
 
 /* --------------------------------------------------- info and ioctl */
 
+/* The distribution's modules are loaded (RDS_MODULES), not ours. */
+static int modules_are_distro(void)
+{
+	const char *mods = getenv("RDS_MODULES");
+
+	return mods && !strcmp(mods, "distro");
+}
+
 /*
  * RDS_INFO_* snapshots: with too small a buffer, ENOSPC and the length
  * needed; with enough, the size of one entry as the return value.
  */
 static long info_get(int fd, int name, void **out, int *len_out)
 {
-	socklen_t len = 0;
-	void *buf = NULL;
+	socklen_t len;
 	long ret;
-	int tries;
 
-	for (tries = 0; tries < 5; tries++) {
-		ret = getsockopt(fd, SOL_RDS, name, buf, &len);
-		if (ret >= 0 || errno != ENOSPC)
-			break;
-		ASSERT_TRUE(len > 0, "ENOSPC with length %u", len);
-		len += 16 * 64;	/* room for entries coming meanwhile */
-		free(buf);
-		buf = xmalloc(len);
-	}
-	*out = buf;
+	ret = rds_info_read(fd, name, out, &len);
+	ASSERT_TRUE(ret >= 0 || errno != ENOSPC || len > 0,
+		    "ENOSPC with length %u", len);
 	*len_out = len;
 	return ret;
 }
@@ -1922,8 +1921,7 @@ static void test_info_sockets(void)
 	struct rds_info_socket *si;
 	struct rds_info_message *mi;
 	struct sockaddr_in r, t;
-	const char *mods = getenv("RDS_MODULES");
-	int distro = mods && !strcmp(mods, "distro");
+	int distro = modules_are_distro();
 	int rx = rds_bound(addr_main, 0, &r);
 	int tx = rds_bound(addr_main, 0, &t);
 	int len, i, found = 0, found_socket, tries;
@@ -2032,8 +2030,7 @@ static int send_rows(int fd, int name, in_port_t lport, in_port_t fport,
 static void test_info_send_messages(void)
 {
 	static const unsigned int lens[] = { 10, 2000, 9000 };
-	const char *mods = getenv("RDS_MODULES");
-	int distro = mods && !strcmp(mods, "distro");
+	int distro = modules_are_distro();
 	struct rds_info_message rows[8];
 	struct sockaddr_in me, to;
 	struct in_addr nobody;

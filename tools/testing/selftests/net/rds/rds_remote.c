@@ -781,20 +781,13 @@ struct conn_row {
 
 static struct conn_row conn_row(int fd)
 {
-	struct rds_info_connection *ci = NULL;
+	struct rds_info_connection *ci;
 	struct conn_row row = { 0 };
-	socklen_t len = 0;
+	socklen_t len;
 	size_t i;
-	int tries, got = 0;
+	int got;
 
-	for (tries = 0; tries < 5 && !got; tries++) {
-		got = getsockopt(fd, SOL_RDS, RDS_INFO_CONNECTIONS, ci, &len) >= 0;
-		if (got || errno != ENOSPC)
-			break;
-		free(ci);
-		len += 10 * sizeof(*ci);
-		ci = xmalloc(len);
-	}
+	got = rds_info_read(fd, RDS_INFO_CONNECTIONS, (void **)&ci, &len) >= 0;
 	EXPECT_TRUE(got, "RDS_INFO_CONNECTIONS: %s", rt_errname(errno));
 	for (i = 0; got && i < len / sizeof(*ci); i++) {
 		if (ci[i].laddr != addr_self.s_addr ||

@@ -2,7 +2,8 @@
 /*
  * rds_sock_util.h - socket helpers shared by rds_local and rds_remote:
  * printing an address, polling one socket, reading one congestion
- * notification, and reading one counter of RDS_INFO_COUNTERS.  Include
+ * notification, and reading one counter of RDS_INFO_COUNTERS (and, from
+ * rds_info_util.h, any RDS_INFO table).  Include
  * after rds_test.h, whose checks they use.
  */
 #ifndef RDS_SOCK_UTIL_H
@@ -21,6 +22,7 @@
 
 #include <linux/rds.h>
 
+#include "rds_info_util.h"
 #include "rds_test.h"
 
 /* "family F a.b.c.d:port"; two calls may share one printf. */
@@ -94,20 +96,12 @@ static inline void expect_cong_update(int fd, in_port_t port)
  */
 static inline long long rds_counter(int fd, const char *name)
 {
-	struct rds_info_counter *c = NULL;
-	socklen_t len = 0;
+	struct rds_info_counter *c;
+	socklen_t len;
 	long long val = -1;
-	int tries, i, got = 0;
+	int i, got;
 
-	for (tries = 0; tries < 5 && !got; tries++) {
-		got = getsockopt(fd, SOL_RDS, RDS_INFO_COUNTERS, c, &len) >= 0;
-		if (got || errno != ENOSPC || !len)
-			break;
-		free(c);
-		c = malloc(len);
-		if (!c)
-			break;
-	}
+	got = rds_info_read(fd, RDS_INFO_COUNTERS, (void **)&c, &len) >= 0;
 	for (i = 0; got && c && i < (int)(len / sizeof(*c)); i++) {
 		if (!strncmp((const char *)c[i].name, name,
 			     sizeof(c[i].name))) {

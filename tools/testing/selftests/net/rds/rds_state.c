@@ -20,37 +20,11 @@
 
 #include <linux/rds.h>
 
+#include "rds_info_util.h"
+
 #ifndef AF_RDS
 #define AF_RDS 21
 #endif
-#ifndef SOL_RDS
-#define SOL_RDS 276
-#endif
-
-/*
- * One RDS_INFO table in a buffer of the size the kernel asks for; NULL
- * (errno set) if it cannot be read.  *len gets its size in bytes.
- */
-static void *info_table(int fd, int table, socklen_t *len)
-{
-	void *buf = NULL;
-	int tries;
-
-	*len = 0;
-	for (tries = 0; tries < 8; tries++) {
-		if (getsockopt(fd, SOL_RDS, table, buf, len) >= 0)
-			return buf ? buf : calloc(1, 1);
-		if (errno != ENOSPC)
-			break;
-		free(buf);
-		*len += 4096;	/* room for a few more rows than asked */
-		buf = malloc(*len);
-		if (!buf)
-			return NULL;
-	}
-	free(buf);
-	return NULL;
-}
 
 static void print_counters(int fd, const char *prefix)
 {
@@ -58,12 +32,12 @@ static void print_counters(int fd, const char *prefix)
 	socklen_t len;
 	size_t i;
 
-	c = info_table(fd, RDS_INFO_COUNTERS, &len);
-	if (!c) {
+	if (rds_info_read(fd, RDS_INFO_COUNTERS, (void **)&c, &len) < 0) {
 		printf("# RDS_INFO_COUNTERS: %s\n", strerror(errno));
+		free(c);
 		return;
 	}
-	for (i = 0; i < len / sizeof(*c); i++) {
+	for (i = 0; c && i < len / sizeof(*c); i++) {
 		c[i].name[sizeof(c[i].name) - 1] = '\0';
 		if (!c[i].value ||
 		    strncmp((char *)c[i].name, prefix, strlen(prefix)))
@@ -81,12 +55,12 @@ static void print_connections(int fd)
 	socklen_t len;
 	size_t i, n;
 
-	ci = info_table(fd, RDS_INFO_CONNECTIONS, &len);
-	if (!ci) {
+	if (rds_info_read(fd, RDS_INFO_CONNECTIONS, (void **)&ci, &len) < 0) {
 		printf("# RDS_INFO_CONNECTIONS: %s\n", strerror(errno));
+		free(ci);
 		return;
 	}
-	n = len / sizeof(*ci);
+	n = ci ? len / sizeof(*ci) : 0;
 	if (!n)
 		printf("# no connection\n");
 	for (i = 0; i < n; i++) {
