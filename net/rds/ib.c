@@ -61,9 +61,12 @@ static int __init rds_ib_init(void)
 	/* A fragment fills one page: receive buffers are handed over whole. */
 	BUILD_BUG_ON(PAGE_SIZE != RDS_IB_FRAG_SIZE);
 
-	ret = rds_ib_device_init();
+	ret = rds_ib_mr_init();
 	if (ret)
 		return ret;
+	ret = rds_ib_device_init();
+	if (ret)
+		goto out_mr;
 	ret = rds_zc_transport_register(&rds_ib_transport);
 	if (ret)
 		goto out_devices;
@@ -76,6 +79,8 @@ out_transport:
 	rds_zc_transport_unregister(&rds_ib_transport);
 out_devices:
 	rds_ib_device_exit();
+out_mr:
+	rds_ib_mr_exit();
 	return ret;
 }
 
@@ -84,6 +89,7 @@ static void __exit rds_ib_exit(void)
 	rds_ib_listen_exit();
 	rds_zc_transport_unregister(&rds_ib_transport);	/* connections go */
 	rds_ib_device_exit();
+	rds_ib_mr_exit();
 }
 
 module_init(rds_ib_init);

@@ -32,8 +32,11 @@
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/refcount.h>
+#include <linux/rwsem.h>
+#include <linux/semaphore.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/wait.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
@@ -46,15 +49,24 @@ struct rds_rdma_op;
 
 /* Memory registration of a device (ib_mr.c); see there for the rules. */
 struct rds_ib_mr_dev {
-	struct mutex	reg_mutex;	/* everything below */
-	struct ib_cq	*cq;
-	struct ib_qp	*qp;		/* NULL: no registration here */
-	struct list_head pool;		/* free ib_mr, through qp_entry */
+	spinlock_t	lock;		/* pool, live, the counts, dead */
+	struct list_head pool;		/* free ib_mr, oldest first (qp_entry) */
 	struct list_head live;		/* struct rds_ib_mr registered */
 	unsigned int	nr_mrs;		/* allocated, free or live */
+	unsigned int	nr_free;	/* on pool */
+	unsigned int	nr_releasing;	/* LOCAL_INVs posted, not finished */
+	bool		dead;		/* the device is going away */
+	wait_queue_head_t pool_wait;	/* for nr_free or !nr_releasing */
+
+	struct rw_semaphore qp_sem;	/* read: posting on qp; write: reset */
+	struct semaphore sq_slots;	/* free send queue entries of qp */
+	struct ib_cq	*cq;		/* NULL: no registration here */
+	struct ib_qp	*qp;
+	struct ib_cqe	fault_cqe;	/* inject_reg_qp_error's request */
+	struct work_struct recover_w;	/* rds_ib_reg_recover() */
+
 	unsigned int	pool_size;	/* most nr_mrs may reach */
 	unsigned int	max_pages;	/* per MR */
-	bool		dead;		/* the device is going away */
 };
 
 struct rds_ib_device {
@@ -161,6 +173,13 @@ enum rds_ib_stat {
 	RDS_IB_STAT_TX_RDMA,
 	RDS_IB_STAT_MR_REG,
 	RDS_IB_STAT_MR_INVALIDATE,
+	RDS_IB_STAT_MR_INV_POSTED,
+	RDS_IB_STAT_MR_POOL_REUSE,
+	RDS_IB_STAT_MR_POOL_ALLOC,
+	RDS_IB_STAT_MR_POOL_EXHAUSTED,
+	RDS_IB_STAT_MR_POOL_WAIT,
+	RDS_IB_STAT_MR_QP_FULL,
+	RDS_IB_STAT_MR_QP_RECOVERED,
 	RDS_IB_STAT_NR
 };
 
@@ -211,6 +230,8 @@ int rds_ib_mr_reg(struct net *net, __be32 laddr, struct rds_mr *mr);
 void rds_ib_mr_dereg(struct rds_mr *mr);
 void rds_ib_mr_dev_init(struct rds_ib_device *rdev);
 void rds_ib_mr_dev_exit(struct rds_ib_device *rdev);
+int rds_ib_mr_init(void);
+void rds_ib_mr_exit(void);
 
 /* ib_credit.c */
 void rds_ib_credit_reset(struct rds_ib_conn *ic);

@@ -12,12 +12,21 @@
  * the drop starts.  Connections with something to send come back on
  * their own once an address is reachable again.
  *
+ * Address lookup: the first lookup of an address binds a throw-away
+ * rdma_cm id to it, as rdma_cm itself finds devices; the answer is kept
+ * in a small cache, so registrations on a hot path do not repeat it.  Any
+ * IPv4 address change and any device removal empties the cache.
+ *
  * Locking: rds_ib_devices_lock protects the device list; a device's
- * conns_lock its connection list and its removing flag.
+ * conns_lock its connection list and its removing flag;
+ * rds_ib_addr_lock the address cache, which lookups read under RCU.
  */
 #include <linux/errno.h>
+#include <linux/hashtable.h>
 #include <linux/in.h>
+#include <linux/inetdevice.h>
 #include <linux/mutex.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_verbs.h>
@@ -30,6 +39,95 @@ static LIST_HEAD(rds_ib_devices);
 static DEFINE_MUTEX(rds_ib_devices_lock);	/* rds_ib_devices */
 
 static struct ib_client rds_ib_client;
+
+/* Cached answers of rds_ib_device_for_addr(), at most RDS_IB_ADDR_MAX. */
+struct rds_ib_addr {
+	struct hlist_node node;		/* in rds_ib_addr_cache */
+	__be32		addr;
+	struct rds_ib_device *rdev;	/* not referenced: see the flush */
+	struct rcu_head	rcu;
+};
+
+#define RDS_IB_ADDR_MAX		256
+static DEFINE_HASHTABLE(rds_ib_addr_cache, 6);
+static DEFINE_SPINLOCK(rds_ib_addr_lock);	/* the cache, its count */
+static unsigned int rds_ib_addr_count;
+
+/*
+ * Forget every cached address.  A removed device is flushed before it
+ * can be freed, and the grace period below makes sure no lookup still
+ * reads an entry pointing at it.
+ */
+static void rds_ib_addr_flush(bool wait)
+{
+	struct rds_ib_addr *a;
+	struct hlist_node *tmp;
+	int bkt;
+
+	spin_lock_bh(&rds_ib_addr_lock);
+	hash_for_each_safe(rds_ib_addr_cache, bkt, tmp, a, node) {
+		hash_del_rcu(&a->node);
+		kfree_rcu(a, rcu);
+	}
+	rds_ib_addr_count = 0;
+	spin_unlock_bh(&rds_ib_addr_lock);
+	if (wait)
+		synchronize_rcu();
+}
+
+static struct rds_ib_device *rds_ib_addr_lookup(__be32 addr)
+{
+	struct rds_ib_device *rdev = NULL;
+	struct rds_ib_addr *a;
+
+	rcu_read_lock();
+	hash_for_each_possible_rcu(rds_ib_addr_cache, a, node, (__force u32)addr) {
+		if (a->addr == addr) {
+			if (refcount_inc_not_zero(&a->rdev->refs))
+				rdev = a->rdev;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return rdev;
+}
+
+static void rds_ib_addr_insert(__be32 addr, struct rds_ib_device *rdev)
+{
+	struct rds_ib_addr *a = kmalloc(sizeof(*a), GFP_KERNEL);
+	struct rds_ib_addr *old;
+
+	if (!a)
+		return;
+	a->addr = addr;
+	a->rdev = rdev;
+	spin_lock_bh(&rds_ib_addr_lock);
+	hash_for_each_possible(rds_ib_addr_cache, old, node, (__force u32)addr)
+		if (old->addr == addr)
+			goto out_free;
+	/* Still listed: a removal that unlisted it after us flushes after. */
+	if (list_empty(&rdev->item) || rds_ib_addr_count >= RDS_IB_ADDR_MAX)
+		goto out_free;
+	hash_add_rcu(rds_ib_addr_cache, &a->node, (__force u32)addr);
+	rds_ib_addr_count++;
+	spin_unlock_bh(&rds_ib_addr_lock);
+	return;
+
+out_free:
+	spin_unlock_bh(&rds_ib_addr_lock);
+	kfree(a);
+}
+
+static int rds_ib_inetaddr_event(struct notifier_block *nb,
+				 unsigned long event, void *ptr)
+{
+	rds_ib_addr_flush(false);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block rds_ib_inetaddr_nb = {
+	.notifier_call = rds_ib_inetaddr_event,
+};
 
 /**
  * rds_ib_device_put() - drop a reference from rds_ib_device_for_addr()
@@ -98,8 +196,11 @@ static void rds_ib_remove_one(struct ib_device *ibdev, void *client_data)
 	struct rds_ib_conn *ic;
 
 	mutex_lock(&rds_ib_devices_lock);
+	spin_lock_bh(&rds_ib_addr_lock);
 	list_del_init(&rdev->item);
+	spin_unlock_bh(&rds_ib_addr_lock);
 	mutex_unlock(&rds_ib_devices_lock);
+	rds_ib_addr_flush(true);
 
 	spin_lock_bh(&rdev->conns_lock);
 	rdev->removing = true;
@@ -194,8 +295,9 @@ struct rds_ib_device *rds_ib_device_get(struct ib_device *ibdev)
  * @net: namespace of the socket; RDS over RDMA lives in init_net only
  * @addr: local IPv4 address
  *
- * Binds a throw-away rdma_cm id to the address, as rdma_cm itself finds
- * devices, and looks the device up among those this client accepted.
+ * From the cache, else by binding a throw-away rdma_cm id to the address,
+ * as rdma_cm itself finds devices, and looking the device up among those
+ * this client accepted.
  *
  * Context: process context, may sleep.
  * Return: the device with a reference (rds_ib_device_put() it), or NULL.
@@ -211,6 +313,9 @@ struct rds_ib_device *rds_ib_device_for_addr(struct net *net, __be32 addr)
 
 	if (!net_eq(net, &init_net))
 		return NULL;
+	rdev = rds_ib_addr_lookup(addr);
+	if (rdev)
+		return rdev;
 	id = rdma_create_id(&init_net, rds_ib_probe_handler, NULL,
 			    RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(id))
@@ -218,6 +323,8 @@ struct rds_ib_device *rds_ib_device_for_addr(struct net *net, __be32 addr)
 	if (!rdma_bind_addr(id, (struct sockaddr *)&sin) && id->device)
 		rdev = rds_ib_device_get(id->device);
 	rdma_destroy_id(id);
+	if (rdev)
+		rds_ib_addr_insert(addr, rdev);
 	return rdev;
 }
 
@@ -228,7 +335,15 @@ struct rds_ib_device *rds_ib_device_for_addr(struct net *net, __be32 addr)
  */
 int rds_ib_device_init(void)
 {
-	return ib_register_client(&rds_ib_client);
+	int ret;
+
+	ret = register_inetaddr_notifier(&rds_ib_inetaddr_nb);
+	if (ret)
+		return ret;
+	ret = ib_register_client(&rds_ib_client);
+	if (ret)
+		unregister_inetaddr_notifier(&rds_ib_inetaddr_nb);
+	return ret;
 }
 
 /**
@@ -237,4 +352,6 @@ int rds_ib_device_init(void)
 void rds_ib_device_exit(void)
 {
 	ib_unregister_client(&rds_ib_client);
+	unregister_inetaddr_notifier(&rds_ib_inetaddr_nb);
+	rds_ib_addr_flush(true);
 }

@@ -10,29 +10,52 @@
  * registered across reconnects.  An rkey is valid on every QP of the PD,
  * so a cookie handed out here serves any connection on the device.
  *
+ * Normal operation.  A registration posts its REG_MR and waits for its
+ * own completion; a release posts its LOCAL_INV and returns, and the
+ * completion finishes it (rds_ib_inv_work): the MR goes back to the pool
+ * and only then does the core unpin the pages (rds_zc_mr_invalidated).
+ * Nothing serialises a device: any number of sockets register and
+ * release at once, bounded only by the QP's send queue (sq_slots).
+ *
  * A registration covers exactly the bytes asked for: the MR's IOVA is
  * the buffer's offset in its first page, its length the buffer's length,
  * so a peer addresses byte x as offset + x (wire section 8.1) and the HCA
- * refuses anything outside the range.  Each registration of a pooled MR
- * moves its key byte on, so a stale cookie never reaches new memory.
+ * refuses anything outside the range.
  *
- * Every deregistration invalidates the key (LOCAL_INV) before the core
- * unpins the pages: with or without RDS_RDMA_INVALIDATE, no peer reaches
- * a page after it left the MR.
+ * Keys.  Free MRs are reused first in, first out, and only once
+ * RDS_IB_MR_REUSE_GAP others wait behind them (the pool grows up to
+ * fmr_pool_size until then), and every registration gives its MR a new
+ * random key byte.  A peer that kept an old cookie therefore reaches
+ * nothing in most cases, and at worst hits a new registration of the same
+ * MR with probability 1/255, never a predictable one.
+ *
+ * Transport recovery.  A work request that fails moves the registration
+ * QP to the error state and flushes the rest.  A failed registration
+ * returns -EIO; an MR whose REG_MR or LOCAL_INV did not succeed may still
+ * carry a live key and is deregistered, never reused.  The failure
+ * schedules rds_ib_reg_recover(), which drains the QP and brings it back
+ * to RTS, so later registrations work again.
  *
  * Lifetime: a registration (struct rds_ib_mr) holds its device's memory
  * (rdev->mem), not the device.  Device removal deregisters every live
- * registration first, under reg_mutex, and marks it dead; a later
- * deregistration of a dead one only frees it.
+ * registration first and clears its mr; a later release of such a one
+ * only frees it.  Whoever clears imr->mr under the lock owns the MR and
+ * the DMA mapping from then on.
  *
- * Locking: rds_ib_mr_dev.reg_mutex serialises the registration QP (one
- * work request posted and waited for at a time), the pool, the list of
- * live registrations and their dead marks.
+ * Locking (see struct rds_ib_mr_dev):
+ *  - mrd->lock (bottom halves off) protects the pool, the live list, the
+ *    counts, mrd->dead and every imr->mr;
+ *  - mrd->qp_sem is held for reading while posting on the registration
+ *    QP (and, for a registration, until its completion), for writing
+ *    while the QP is drained, reset or destroyed;
+ *  - mrd->sq_slots counts free entries of its send queue.
  */
 #include <linux/errno.h>
 #include <linux/module.h>
+#include <linux/random.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 
@@ -47,76 +70,32 @@ unsigned int rds_ib_fmr_message_size = 1024 * 1024;
 module_param_named(fmr_message_size, rds_ib_fmr_message_size, uint, 0444);
 MODULE_PARM_DESC(fmr_message_size, "Largest memory region mapped for RDMA, in bytes (default 1 MiB)");
 
+static bool rds_ib_reg_fault;
+module_param_named(inject_reg_qp_error, rds_ib_reg_fault, bool, 0600);
+MODULE_PARM_DESC(inject_reg_qp_error, "Testing: the next registration first posts an invalid work request, which breaks the registration QP");
+
+/* Work requests in flight on a registration QP, at most. */
+#define RDS_IB_REG_DEPTH	64
+
+/* Free MRs that wait behind one before it is registered again. */
+#define RDS_IB_MR_REUSE_GAP	32
+
+/* Releases finish here, in process context. */
+static struct workqueue_struct *rds_ib_mr_wq;
+
 /* One registration: a pooled MR mapped onto the core's pinned pages. */
 struct rds_ib_mr {
-	struct list_head item;		/* on mrd->live, under reg_mutex */
+	struct list_head item;		/* on mrd->live, under mrd->lock */
 	struct rds_ib_device *rdev;	/* its mem referenced */
-	struct ib_mr	*mr;		/* NULL once the device removed it */
+	struct ib_mr	*mr;		/* under mrd->lock; see the top */
+	struct rds_mr	*owner;		/* the core's MR */
 	struct sg_table	sgt;
 	int		nents;		/* DMA-mapped entries */
+	struct ib_cqe	cqe;		/* the REG_MR or LOCAL_INV posted */
+	enum ib_wc_status status;	/* its outcome */
+	struct completion done;		/* a registration waits for it */
+	struct work_struct work;	/* a release ends here */
 };
-
-/* A work request on the registration QP and its caller's wait. */
-struct rds_ib_reg_wait {
-	struct ib_cqe	cqe;
-	struct completion done;
-	enum ib_wc_status status;
-};
-
-static void rds_ib_reg_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct rds_ib_reg_wait *w =
-		container_of(wc->wr_cqe, struct rds_ib_reg_wait, cqe);
-
-	w->status = wc->status;
-	complete(&w->done);
-}
-
-/* Post @wr on the registration QP and wait.  Caller holds reg_mutex. */
-static int rds_ib_reg_post(struct rds_ib_mr_dev *mrd, struct ib_send_wr *wr)
-{
-	struct rds_ib_reg_wait w;
-	int ret;
-
-	w.cqe.done = rds_ib_reg_done;
-	init_completion(&w.done);
-	wr->wr_cqe = &w.cqe;
-	wr->send_flags = IB_SEND_SIGNALED;
-	ret = ib_post_send(mrd->qp, wr, NULL);
-	if (ret)
-		return ret;
-	wait_for_completion(&w.done);
-	if (w.status != IB_WC_SUCCESS) {
-		pr_warn_ratelimited("rds_zc_ib: registration work request failed: %s\n",
-				    ib_wc_status_msg(w.status));
-		return -EIO;
-	}
-	return 0;
-}
-
-/*
- * A pooled MR, or a new one while the pool is below its size.  Free MRs
- * are linked through qp_entry, which only the core's per-QP MR pools
- * use otherwise: ours outlive every connection's QP.
- */
-static struct ib_mr *rds_ib_pool_get(struct rds_ib_device *rdev)
-{
-	struct rds_ib_mr_dev *mrd = &rdev->mrd;
-	struct ib_mr *mr;
-
-	mr = list_first_entry_or_null(&mrd->pool, struct ib_mr, qp_entry);
-	if (mr) {
-		list_del(&mr->qp_entry);
-		return mr;
-	}
-	if (mrd->nr_mrs >= mrd->pool_size)
-		return ERR_PTR(-EAGAIN);
-	mr = ib_alloc_mr(rdev->pd, IB_MR_TYPE_MEM_REG, mrd->max_pages);
-	if (IS_ERR(mr))
-		return ERR_PTR(PTR_ERR(mr) == -ENOMEM ? -EAGAIN : PTR_ERR(mr));
-	mrd->nr_mrs++;
-	return mr;
-}
 
 static void rds_ib_mr_unmap(struct rds_ib_device *rdev, struct rds_ib_mr *imr)
 {
@@ -125,6 +104,156 @@ static void rds_ib_mr_unmap(struct rds_ib_device *rdev, struct rds_ib_mr *imr)
 				DMA_BIDIRECTIONAL);
 	imr->nents = 0;
 	sg_free_table(&imr->sgt);
+}
+
+/* A work request on the registration QP failed: bring the QP back. */
+static void rds_ib_reg_failed(struct rds_ib_mr_dev *mrd,
+			      enum ib_wc_status status)
+{
+	if (status != IB_WC_WR_FLUSH_ERR)
+		pr_warn_ratelimited("rds_zc_ib: registration work request failed: %s\n",
+				    ib_wc_status_msg(status));
+	queue_work(rds_ib_mr_wq, &mrd->recover_w);
+}
+
+static void rds_ib_reg_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rds_ib_mr *imr = container_of(wc->wr_cqe, struct rds_ib_mr, cqe);
+	struct rds_ib_mr_dev *mrd = &imr->rdev->mrd;
+
+	imr->status = wc->status;
+	up(&mrd->sq_slots);
+	if (wc->status != IB_WC_SUCCESS)
+		rds_ib_reg_failed(mrd, wc->status);
+	complete(&imr->done);
+}
+
+static void rds_ib_inv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rds_ib_mr *imr = container_of(wc->wr_cqe, struct rds_ib_mr, cqe);
+	struct rds_ib_mr_dev *mrd = &imr->rdev->mrd;
+
+	imr->status = wc->status;
+	up(&mrd->sq_slots);
+	if (wc->status != IB_WC_SUCCESS)
+		rds_ib_reg_failed(mrd, wc->status);
+	queue_work(rds_ib_mr_wq, &imr->work);
+}
+
+/* The deliberately invalid work request of inject_reg_qp_error. */
+static void rds_ib_fault_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rds_ib_mr_dev *mrd = cq->cq_context;
+
+	up(&mrd->sq_slots);
+	if (wc->status != IB_WC_SUCCESS)
+		rds_ib_reg_failed(mrd, wc->status);
+}
+
+/*
+ * Take a send queue entry of the registration QP and post @wr on it.
+ * Caller holds qp_sem for reading and checked mrd->qp.
+ */
+static int rds_ib_reg_post(struct rds_ib_mr_dev *mrd, struct ib_send_wr *wr)
+{
+	int ret;
+
+	if (down_trylock(&mrd->sq_slots)) {
+		rds_ib_stat_inc(RDS_IB_STAT_MR_QP_FULL);
+		down(&mrd->sq_slots);
+	}
+	wr->send_flags = IB_SEND_SIGNALED;
+	ret = ib_post_send(mrd->qp, wr, NULL);
+	if (ret)
+		up(&mrd->sq_slots);
+	return ret;
+}
+
+/* A LOCAL_INV of a key nobody has: the HCA fails it, breaking the QP. */
+static void rds_ib_reg_inject_fault(struct rds_ib_mr_dev *mrd)
+{
+	struct ib_send_wr wr = {
+		.opcode = IB_WR_LOCAL_INV,
+		.wr_cqe = &mrd->fault_cqe,
+	};
+
+	mrd->fault_cqe.done = rds_ib_fault_done;
+	if (rds_ib_reg_post(mrd, &wr))
+		pr_info("rds_zc_ib: could not inject a registration fault\n");
+}
+
+/* A new random key byte for @mr, never the one it has now. */
+static void rds_ib_mr_new_key(struct ib_mr *mr)
+{
+	u8 key = get_random_u8();
+
+	if (key == (u8)mr->rkey)
+		key++;
+	ib_update_fast_reg_key(mr, key);
+}
+
+/*
+ * The MR for a new registration: the oldest free one once enough others
+ * wait behind it, else a new one while the pool is below its size, else
+ * the first a release under way returns.
+ */
+static struct ib_mr *rds_ib_pool_get(struct rds_ib_device *rdev)
+{
+	struct rds_ib_mr_dev *mrd = &rdev->mrd;
+	struct ib_mr *mr = NULL;
+	bool grow = false, wait;
+
+again:
+	spin_lock_bh(&mrd->lock);
+	if (mrd->dead) {
+		spin_unlock_bh(&mrd->lock);
+		return ERR_PTR(-ENODEV);
+	}
+	if (mrd->nr_free > RDS_IB_MR_REUSE_GAP ||
+	    (mrd->nr_free && mrd->nr_mrs >= mrd->pool_size)) {
+		mr = list_first_entry(&mrd->pool, struct ib_mr, qp_entry);
+		list_del(&mr->qp_entry);
+		mrd->nr_free--;
+	} else if (mrd->nr_mrs < mrd->pool_size) {
+		mrd->nr_mrs++;		/* reserved for the one made below */
+		grow = true;
+	}
+	wait = !mr && !grow && mrd->nr_releasing;
+	spin_unlock_bh(&mrd->lock);
+
+	if (mr) {
+		rds_ib_stat_inc(RDS_IB_STAT_MR_POOL_REUSE);
+		return mr;
+	}
+	if (wait) {
+		/* A release under way gives an MR back within microseconds. */
+		rds_ib_stat_inc(RDS_IB_STAT_MR_POOL_WAIT);
+		wait_event(mrd->pool_wait, READ_ONCE(mrd->nr_free) ||
+			   !READ_ONCE(mrd->nr_releasing));
+		goto again;
+	}
+	if (!grow) {
+		rds_ib_stat_inc(RDS_IB_STAT_MR_POOL_EXHAUSTED);
+		return ERR_PTR(-EAGAIN);
+	}
+	mr = ib_alloc_mr(rdev->pd, IB_MR_TYPE_MEM_REG, mrd->max_pages);
+	if (IS_ERR(mr)) {
+		spin_lock_bh(&mrd->lock);
+		mrd->nr_mrs--;
+		spin_unlock_bh(&mrd->lock);
+		return ERR_PTR(PTR_ERR(mr) == -ENOMEM ? -EAGAIN : PTR_ERR(mr));
+	}
+	rds_ib_stat_inc(RDS_IB_STAT_MR_POOL_ALLOC);
+	return mr;
+}
+
+/* An MR that may carry a live key: deregister it.  May sleep. */
+static void rds_ib_pool_discard(struct rds_ib_mr_dev *mrd, struct ib_mr *mr)
+{
+	spin_lock_bh(&mrd->lock);
+	mrd->nr_mrs--;
+	spin_unlock_bh(&mrd->lock);
+	ib_dereg_mr(mr);
 }
 
 /**
@@ -138,7 +267,8 @@ static void rds_ib_mr_unmap(struct rds_ib_device *rdev, struct rds_ib_mr *imr)
  * cannot register, -ENODEV if it is gone, -EINVAL for a region over
  * fmr_message_size + 4 KiB or fmr_message_size / 4 KiB + 1 pages,
  * -EAGAIN when the pool is exhausted, -EBUSY when the pages cannot be
- * DMA-mapped, -EIO if the HCA refused.
+ * DMA-mapped, -EIO if the HCA refused or the registration QP is being
+ * recovered from an earlier failure.
  */
 int rds_ib_mr_reg(struct net *net, __be32 laddr, struct rds_mr *mr)
 {
@@ -152,7 +282,7 @@ int rds_ib_mr_reg(struct net *net, __be32 laddr, struct rds_mr *mr)
 	if (!rdev)
 		return -ENODEV;
 	mrd = &rdev->mrd;
-	if (!mrd->qp) {
+	if (!mrd->cq) {
 		ret = -EOPNOTSUPP;
 		goto out_put;
 	}
@@ -167,6 +297,9 @@ int rds_ib_mr_reg(struct net *net, __be32 laddr, struct rds_mr *mr)
 		ret = -ENOMEM;
 		goto out_put;
 	}
+	imr->rdev = rdev;
+	imr->owner = mr;
+	init_completion(&imr->done);
 	ret = sg_alloc_table_from_pages(&imr->sgt, mr->pages, mr->nr_pages,
 					mr->offset, mr->len, GFP_KERNEL);
 	if (ret)
@@ -178,40 +311,57 @@ int rds_ib_mr_reg(struct net *net, __be32 laddr, struct rds_mr *mr)
 		goto out_sgt;
 	}
 
-	mutex_lock(&mrd->reg_mutex);
-	if (mrd->dead) {
-		ret = -ENODEV;
-		goto out_unlock;
-	}
 	ibmr = rds_ib_pool_get(rdev);
 	if (IS_ERR(ibmr)) {
 		ret = PTR_ERR(ibmr);
-		goto out_unlock;
+		goto out_unmap;
 	}
 	n = ib_map_mr_sg(ibmr, imr->sgt.sgl, imr->nents, NULL, PAGE_SIZE);
 	if (n != imr->nents) {
 		ret = n < 0 ? n : -EINVAL;
-		goto out_pool;
+		goto out_discard;
 	}
 	/* Zero-based at the first page, bounded to the bytes asked for. */
 	ibmr->iova = mr->offset;
 	ibmr->length = mr->len;
-	ib_update_fast_reg_key(ibmr, ib_inc_rkey(ibmr->rkey));
+	rds_ib_mr_new_key(ibmr);
 
 	wr.wr.opcode = IB_WR_REG_MR;
+	wr.wr.wr_cqe = &imr->cqe;
 	wr.mr = ibmr;
 	wr.key = ibmr->rkey;
 	wr.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
 		    IB_ACCESS_REMOTE_WRITE;
-	ret = rds_ib_reg_post(mrd, &wr.wr);
-	if (ret)
-		goto out_pool;
+	imr->cqe.done = rds_ib_reg_done;
 
+	down_read(&mrd->qp_sem);
+	if (!mrd->qp) {
+		up_read(&mrd->qp_sem);
+		ret = -EIO;
+		goto out_discard;
+	}
+	if (unlikely(READ_ONCE(rds_ib_reg_fault)) &&
+	    xchg(&rds_ib_reg_fault, false))
+		rds_ib_reg_inject_fault(mrd);
+	ret = rds_ib_reg_post(mrd, &wr.wr);
+	if (!ret) {
+		wait_for_completion(&imr->done);
+		ret = imr->status == IB_WC_SUCCESS ? 0 : -EIO;
+	}
+	up_read(&mrd->qp_sem);
+	if (ret)
+		goto out_discard;	/* its state is unknown */
+
+	spin_lock_bh(&mrd->lock);
+	if (mrd->dead) {
+		spin_unlock_bh(&mrd->lock);
+		ret = -ENODEV;
+		goto out_discard;
+	}
 	imr->mr = ibmr;
-	imr->rdev = rdev;
-	kref_get(&rdev->mem);
 	list_add_tail(&imr->item, &mrd->live);
-	mutex_unlock(&mrd->reg_mutex);
+	spin_unlock_bh(&mrd->lock);
+	kref_get(&rdev->mem);
 	rds_ib_stat_inc(RDS_IB_STAT_MR_REG);
 
 	mr->rkey = ibmr->rkey;
@@ -219,10 +369,9 @@ int rds_ib_mr_reg(struct net *net, __be32 laddr, struct rds_mr *mr)
 	rds_ib_device_put(rdev);
 	return 0;
 
-out_pool:
-	list_add(&ibmr->qp_entry, &mrd->pool);
-out_unlock:
-	mutex_unlock(&mrd->reg_mutex);
+out_discard:
+	rds_ib_pool_discard(mrd, ibmr);
+out_unmap:
 	rds_ib_mr_unmap(rdev, imr);
 	goto out_free;
 out_sgt:
@@ -234,44 +383,99 @@ out_put:
 	return ret;
 }
 
+/*
+ * The end of a release, whose LOCAL_INV was @posted or not: return the
+ * MR to the pool if @inv_ok (its key is surely dead), else deregister
+ * it; then unmap, and let the core unpin.
+ * Context: process context, may sleep.
+ */
+static void rds_ib_mr_finish(struct rds_ib_mr *imr, bool posted, bool inv_ok)
+{
+	struct rds_ib_device *rdev = imr->rdev;
+	struct rds_ib_mr_dev *mrd = &rdev->mrd;
+	struct rds_mr *owner = imr->owner;
+	struct ib_mr *ibmr;
+
+	spin_lock_bh(&mrd->lock);
+	ibmr = imr->mr;
+	imr->mr = NULL;
+	list_del_init(&imr->item);
+	if (ibmr && inv_ok) {
+		list_add_tail(&ibmr->qp_entry, &mrd->pool);
+		mrd->nr_free++;
+	}
+	if (posted)
+		mrd->nr_releasing--;
+	spin_unlock_bh(&mrd->lock);
+
+	if (ibmr) {
+		if (!inv_ok)
+			rds_ib_pool_discard(mrd, ibmr);
+		rds_ib_mr_unmap(rdev, imr);
+	}
+	if (posted)
+		wake_up(&mrd->pool_wait);
+	kfree(imr);
+	owner->tp = NULL;
+	rds_zc_mr_invalidated(owner);
+	kref_put(&rdev->mem, rds_ib_device_free);
+}
+
+static void rds_ib_inv_work(struct work_struct *work)
+{
+	struct rds_ib_mr *imr = container_of(work, struct rds_ib_mr, work);
+
+	rds_ib_stat_inc(RDS_IB_STAT_MR_INVALIDATE);	/* one posted ended */
+	rds_ib_mr_finish(imr, true, imr->status == IB_WC_SUCCESS);
+}
+
 /**
- * rds_ib_mr_dereg() - invalidate a registration and release it
+ * rds_ib_mr_dereg() - start invalidating a registration
  * @mr: the core's MR, registered by rds_ib_mr_reg()
  *
- * When it returns, no peer can reach the pages through the key.
+ * Posts the LOCAL_INV and returns; its completion releases the
+ * registration and calls rds_zc_mr_invalidated().  When nothing can be
+ * posted (the device is going away, or the post failed) the MR is
+ * deregistered here instead.
  *
  * Context: process context, may sleep.
  */
 void rds_ib_mr_dereg(struct rds_mr *mr)
 {
 	struct rds_ib_mr *imr = mr->tp;
-	struct rds_ib_device *rdev = imr->rdev;
-	struct rds_ib_mr_dev *mrd = &rdev->mrd;
+	struct rds_ib_mr_dev *mrd = &imr->rdev->mrd;
 	struct ib_send_wr wr = {};
+	bool post;
 
-	mutex_lock(&mrd->reg_mutex);
-	if (imr->mr) {
+	INIT_WORK(&imr->work, rds_ib_inv_work);
+	imr->cqe.done = rds_ib_inv_done;
+
+	/* Device removal waits for qp_sem: the MR and the PD stay. */
+	down_read(&mrd->qp_sem);
+	spin_lock_bh(&mrd->lock);
+	post = imr->mr && mrd->qp && !mrd->dead;
+	if (post) {
+		mrd->nr_releasing++;
 		wr.opcode = IB_WR_LOCAL_INV;
 		wr.ex.invalidate_rkey = imr->mr->rkey;
-		if (rds_ib_reg_post(mrd, &wr)) {
-			/* The key may still be live: never reuse this MR. */
-			ib_dereg_mr(imr->mr);
-			mrd->nr_mrs--;
-		} else {
-			list_add(&imr->mr->qp_entry, &mrd->pool);
-		}
-		imr->mr = NULL;
-		list_del(&imr->item);
-		rds_ib_mr_unmap(rdev, imr);
-		rds_ib_stat_inc(RDS_IB_STAT_MR_INVALIDATE);
+		wr.wr_cqe = &imr->cqe;
 	}
-	mutex_unlock(&mrd->reg_mutex);
-	kfree(imr);
-	mr->tp = NULL;
-	kref_put(&rdev->mem, rds_ib_device_free);
+	spin_unlock_bh(&mrd->lock);
+	if (post && !rds_ib_reg_post(mrd, &wr)) {
+		rds_ib_stat_inc(RDS_IB_STAT_MR_INV_POSTED);
+		up_read(&mrd->qp_sem);
+		return;
+	}
+	if (post) {
+		spin_lock_bh(&mrd->lock);
+		mrd->nr_releasing--;
+		spin_unlock_bh(&mrd->lock);
+	}
+	rds_ib_mr_finish(imr, false, false);
+	up_read(&mrd->qp_sem);
 }
 
-/* Move a fresh RC QP to RTS, connected to itself (no packet ever leaves). */
+/* Move a reset RC QP to RTS, connected to itself (no packet ever leaves). */
 static int rds_ib_reg_qp_connect(struct ib_device *ibdev, struct ib_qp *qp)
 {
 	const u32 port = rdma_start_port(ibdev);
@@ -323,6 +527,43 @@ static int rds_ib_reg_qp_connect(struct ib_device *ibdev, struct ib_qp *qp)
 			    IB_QP_MAX_QP_RD_ATOMIC);
 }
 
+/*
+ * Bring a registration QP that went to the error state back: wait for
+ * everything posted to flush, then reset and reconnect it.  Registrations
+ * wait for qp_sem meanwhile.
+ */
+static void rds_ib_reg_recover(struct work_struct *work)
+{
+	struct rds_ib_mr_dev *mrd =
+		container_of(work, struct rds_ib_mr_dev, recover_w);
+	struct rds_ib_device *rdev = container_of(mrd, struct rds_ib_device, mrd);
+	struct ib_qp_attr a = { .qp_state = IB_QPS_RESET };
+	struct ib_qp_init_attr init;
+	int ret;
+
+	down_write(&mrd->qp_sem);
+	if (!mrd->qp || READ_ONCE(mrd->dead))
+		goto out;
+	ret = ib_query_qp(mrd->qp, &a, IB_QP_STATE, &init);
+	if (ret || a.qp_state != IB_QPS_ERR)
+		goto out;	/* a flush that recovery already handled */
+	ib_drain_sq(mrd->qp);
+	a.qp_state = IB_QPS_RESET;
+	ret = ib_modify_qp(mrd->qp, &a, IB_QP_STATE);
+	if (!ret)
+		ret = rds_ib_reg_qp_connect(rdev->ibdev, mrd->qp);
+	if (ret) {
+		pr_warn("rds_zc_ib: %s: registration QP not recovered (%d)\n",
+			dev_name(&rdev->ibdev->dev), ret);
+		goto out;
+	}
+	rds_ib_stat_inc(RDS_IB_STAT_MR_QP_RECOVERED);
+	pr_info("rds_zc_ib: %s: registration QP recovered\n",
+		dev_name(&rdev->ibdev->dev));
+out:
+	up_write(&mrd->qp_sem);
+}
+
 /**
  * rds_ib_mr_dev_init() - the registration QP and pool of a new device
  * @rdev: the device, its PD allocated
@@ -337,9 +578,13 @@ void rds_ib_mr_dev_init(struct rds_ib_device *rdev)
 	struct ib_qp_init_attr attr = {};
 	int ret;
 
-	mutex_init(&mrd->reg_mutex);
+	spin_lock_init(&mrd->lock);
+	init_rwsem(&mrd->qp_sem);
+	sema_init(&mrd->sq_slots, RDS_IB_REG_DEPTH);
+	INIT_WORK(&mrd->recover_w, rds_ib_reg_recover);
 	INIT_LIST_HEAD(&mrd->pool);
 	INIT_LIST_HEAD(&mrd->live);
+	init_waitqueue_head(&mrd->pool_wait);
 	mrd->pool_size = READ_ONCE(rds_ib_fmr_pool_size);
 	if (ibdev->attrs.max_mr)
 		mrd->pool_size = min_t(u32, mrd->pool_size,
@@ -348,7 +593,8 @@ void rds_ib_mr_dev_init(struct rds_ib_device *rdev)
 						 PAGE_SIZE) + 1,
 			       ibdev->attrs.max_fast_reg_page_list_len);
 
-	mrd->cq = ib_alloc_cq_any(ibdev, NULL, 8, IB_POLL_SOFTIRQ);
+	mrd->cq = ib_alloc_cq_any(ibdev, mrd, RDS_IB_REG_DEPTH + 1,
+				  IB_POLL_SOFTIRQ);
 	if (IS_ERR(mrd->cq)) {
 		ret = PTR_ERR(mrd->cq);
 		mrd->cq = NULL;
@@ -356,7 +602,7 @@ void rds_ib_mr_dev_init(struct rds_ib_device *rdev)
 	}
 	attr.send_cq = mrd->cq;
 	attr.recv_cq = mrd->cq;
-	attr.cap.max_send_wr = 4;
+	attr.cap.max_send_wr = RDS_IB_REG_DEPTH + 1;	/* + ib_drain_sq's */
 	attr.cap.max_recv_wr = 1;
 	attr.cap.max_send_sge = 1;
 	attr.cap.max_recv_sge = 1;
@@ -381,31 +627,51 @@ fail:
 
 /**
  * rds_ib_mr_dev_exit() - deregister everything of a device going away
- * @rdev: the device, unlisted
+ * @rdev: the device, unlisted, without users
  *
  * Registrations still held by sockets become dead: their keys are gone
- * with the MRs, and their deregistration later only frees them.
+ * with the MRs, and their release later only frees them.
  */
 void rds_ib_mr_dev_exit(struct rds_ib_device *rdev)
 {
 	struct rds_ib_mr_dev *mrd = &rdev->mrd;
 	struct rds_ib_mr *imr, *tmp;
 	struct ib_mr *mr, *mtmp;
+	LIST_HEAD(dead);
 
-	mutex_lock(&mrd->reg_mutex);
+	spin_lock_bh(&mrd->lock);
 	mrd->dead = true;
+	spin_unlock_bh(&mrd->lock);
+
+	/*
+	 * Every work request ends, and every release it started; releases
+	 * from now on find the device dead and deregister inline, under
+	 * qp_sem, which the rest of the teardown holds.
+	 */
+	down_write(&mrd->qp_sem);
+	if (mrd->qp)
+		ib_drain_sq(mrd->qp);
+	up_write(&mrd->qp_sem);
+	cancel_work_sync(&mrd->recover_w);
+	flush_workqueue(rds_ib_mr_wq);
+
+	down_write(&mrd->qp_sem);
+	spin_lock_bh(&mrd->lock);
 	list_for_each_entry_safe(imr, tmp, &mrd->live, item) {
 		list_del_init(&imr->item);
-		ib_dereg_mr(imr->mr);
+		list_add_tail(&imr->mr->qp_entry, &dead);
 		imr->mr = NULL;
 		rds_ib_mr_unmap(rdev, imr);
 	}
-	list_for_each_entry_safe(mr, mtmp, &mrd->pool, qp_entry) {
+	list_splice_init(&mrd->pool, &dead);
+	mrd->nr_free = 0;
+	mrd->nr_mrs = 0;
+	spin_unlock_bh(&mrd->lock);
+	list_for_each_entry_safe(mr, mtmp, &dead, qp_entry) {
 		list_del(&mr->qp_entry);
 		ib_dereg_mr(mr);
 	}
-	mrd->nr_mrs = 0;
-	/* Nothing is outstanding: every post was waited for. */
+
 	if (mrd->qp) {
 		ib_destroy_qp(mrd->qp);
 		mrd->qp = NULL;
@@ -414,5 +680,24 @@ void rds_ib_mr_dev_exit(struct rds_ib_device *rdev)
 		ib_free_cq(mrd->cq);
 		mrd->cq = NULL;
 	}
-	mutex_unlock(&mrd->reg_mutex);
+	up_write(&mrd->qp_sem);
+}
+
+/**
+ * rds_ib_mr_init() - the workqueue that finishes releases
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int rds_ib_mr_init(void)
+{
+	rds_ib_mr_wq = alloc_workqueue("rds_zc_ib_mr", WQ_UNBOUND, 0);
+	return rds_ib_mr_wq ? 0 : -ENOMEM;
+}
+
+/**
+ * rds_ib_mr_exit() - after every device is gone
+ */
+void rds_ib_mr_exit(void)
+{
+	destroy_workqueue(rds_ib_mr_wq);
 }

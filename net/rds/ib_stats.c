@@ -25,6 +25,13 @@ static const char * const rds_ib_stat_names[RDS_IB_STAT_NR] = {
 	[RDS_IB_STAT_TX_RDMA]		= "ib_tx_rdma_wrs",
 	[RDS_IB_STAT_MR_REG]		= "ib_mr_registered",
 	[RDS_IB_STAT_MR_INVALIDATE]	= "ib_mr_invalidated",
+	[RDS_IB_STAT_MR_INV_POSTED]	= "ib_mr_invalidate_posted",
+	[RDS_IB_STAT_MR_POOL_REUSE]	= "ib_mr_pool_reuse",
+	[RDS_IB_STAT_MR_POOL_ALLOC]	= "ib_mr_pool_alloc",
+	[RDS_IB_STAT_MR_POOL_EXHAUSTED]	= "ib_mr_pool_exhausted",
+	[RDS_IB_STAT_MR_POOL_WAIT]	= "ib_mr_pool_wait",
+	[RDS_IB_STAT_MR_QP_FULL]	= "ib_mr_reg_qp_full",
+	[RDS_IB_STAT_MR_QP_RECOVERED]	= "ib_mr_reg_qp_recovered",
 };
 
 static const char *rds_ib_stat_name(unsigned int i)

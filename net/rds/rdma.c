@@ -102,16 +102,55 @@ static int rds_rdma_charge(struct mm_struct *mm, unsigned long nr)
 
 /* ------------------------------------------------------------- MRs */
 
-static void rds_mr_release(struct rds_mr *mr)
+static void rds_mr_unpin_work(struct work_struct *work)
 {
-	if (mr->tp)
-		mr->trans->mr_dereg(mr);	/* the key is dead after this */
+	struct rds_mr *mr = container_of(work, struct rds_mr, unpin_w);
+	struct rds_sock *rs = mr->rs;
+
 	unpin_user_pages_dirty_lock(mr->pages, mr->nr_pages, true);
-	atomic64_sub(mr->nr_pages, &mr->mm->pinned_vm);
 	mmdrop(mr->mm);
 	kvfree(mr->pages);
 	kfree(mr);
 	rds_stat_inc(RDS_STAT_MR_RELEASED);
+	/* The socket's reference keeps rs valid past the wake-up. */
+	if (atomic_dec_and_test(&rs->mr_pending))
+		wake_up(&rs->mr_wait);
+	sock_put(&rs->sk);
+}
+
+/**
+ * rds_zc_mr_invalidated() - the transport made an MR's key unusable
+ * @mr: an MR whose release started
+ *
+ * No peer reaches the pages any more: return the memlock charge now,
+ * wake a caller waiting for the invalidation, and unpin in process
+ * context.
+ *
+ * Context: any.
+ */
+void rds_zc_mr_invalidated(struct rds_mr *mr)
+{
+	struct completion *waiter = mr->invalidated;
+	struct rds_sock *rs = mr->rs;
+
+	atomic64_sub(mr->nr_pages, &mr->mm->pinned_vm);
+	if (atomic_dec_and_test(&rs->mr_releasing))
+		wake_up(&rs->mr_wait);
+	INIT_WORK(&mr->unpin_w, rds_mr_unpin_work);
+	queue_work(rds_mr_wq, &mr->unpin_w);
+	if (waiter)
+		complete(waiter);
+}
+EXPORT_SYMBOL_GPL(rds_zc_mr_invalidated);
+
+/* The last reference is gone: have the key invalidated.  May sleep. */
+static void rds_mr_release(struct rds_mr *mr)
+{
+	atomic_inc(&mr->rs->mr_releasing);
+	if (mr->tp)
+		mr->trans->mr_dereg(mr);	/* rds_zc_mr_invalidated() follows */
+	else
+		rds_zc_mr_invalidated(mr);
 }
 
 static void rds_mr_free_work(struct work_struct *work)
@@ -123,19 +162,32 @@ static void rds_mr_free_work(struct work_struct *work)
  * rds_mr_put() - drop a reference on an MR
  * @mr: the MR
  *
- * The last reference invalidates and unpins it: at once in process
- * context, through rds_mr_wq from softirq.
+ * The last reference starts its release on rds_mr_wq, whatever the
+ * caller's context; the key dies shortly after, and the pages are
+ * unpinned once it is dead.
+ *
+ * Context: any.
  */
 void rds_mr_put(struct rds_mr *mr)
 {
 	if (!refcount_dec_and_test(&mr->refs))
 		return;
-	if (in_task()) {
+	INIT_WORK(&mr->free_w, rds_mr_free_work);
+	queue_work(rds_mr_wq, &mr->free_w);
+}
+
+/*
+ * Drop the tree's reference of an MR taken out of it and wait until its
+ * key is dead.  Context: process context, may sleep.
+ */
+static void rds_mr_put_invalidate(struct rds_mr *mr)
+{
+	DECLARE_COMPLETION_ONSTACK(done);
+
+	mr->invalidated = &done;
+	if (refcount_dec_and_test(&mr->refs))
 		rds_mr_release(mr);
-	} else {
-		INIT_WORK(&mr->free_w, rds_mr_free_work);
-		queue_work(rds_mr_wq, &mr->free_w);
-	}
+	wait_for_completion(&done);
 }
 
 /* Caller holds rs->mr_lock. */
@@ -234,6 +286,11 @@ static struct rds_mr *rds_mr_create(struct rds_sock *rs,
 	if (ret)
 		goto out_free;
 	ret = rds_rdma_charge(current->mm, mr->nr_pages);
+	if (ret && atomic_read(&rs->mr_releasing)) {
+		/* Room this socket gave back may still be on its way. */
+		wait_event(rs->mr_wait, !atomic_read(&rs->mr_releasing));
+		ret = rds_rdma_charge(current->mm, mr->nr_pages);
+	}
 	if (ret)
 		goto out_unpin;
 	mr->mm = current->mm;
@@ -242,6 +299,9 @@ static struct rds_mr *rds_mr_create(struct rds_sock *rs,
 	ret = trans->mr_reg(sock_net(&rs->sk), laddr, mr);
 	if (ret)
 		goto out_uncharge;
+	sock_hold(&rs->sk);
+	mr->rs = rs;
+	atomic_inc(&rs->mr_pending);
 	rds_stat_inc(RDS_STAT_MR_CREATED);
 	return mr;
 
@@ -264,19 +324,25 @@ static int rds_mr_map(struct rds_sock *rs, const struct rds_iovec *vec,
 		      u64 cookie_addr, u64 flags, u64 *cookie)
 {
 	struct rds_mr *mr = rds_mr_create(rs, vec, flags);
+	u32 rkey;
 	int ret;
 
 	if (IS_ERR(mr))
 		return PTR_ERR(mr);
-	*cookie = rds_rdma_cookie(mr->rkey, mr->offset);
+	rkey = mr->rkey;
+	*cookie = rds_rdma_cookie(rkey, mr->offset);
 	ret = rds_mr_insert(rs, mr);
 	if (ret) {
 		rds_mr_put(mr);
 		return ret;
 	}
+	/*
+	 * From here on a concurrent RDS_FREE_MR or USE_ONCE release may
+	 * free @mr: only its key is used.
+	 */
 	if (cookie_addr &&
 	    put_user(*cookie, (u64 __user *)(unsigned long)cookie_addr)) {
-		mr = rds_mr_take(rs, mr->rkey);
+		mr = rds_mr_take(rs, rkey);
 		if (mr)
 			rds_mr_put(mr);
 		return -EFAULT;
@@ -323,12 +389,15 @@ int rds_rdma_get_mr(struct rds_sock *rs, const void *args, size_t argsize)
  * @cookie: a cookie of this socket, or 0
  * @flags: RDS_RDMA_INVALIDATE or 0
  *
- * Every release invalidates the key before the pages are unpinned, so
- * with or without RDS_RDMA_INVALIDATE the peer's next RDMA against it
- * fails.  Cookie 0 names no MR and succeeds: programs use it to probe
- * for RDMA; with RDS_RDMA_INVALIDATE it asks for what every release
- * already did.
+ * Every release invalidates the key before the pages are unpinned.  With
+ * RDS_RDMA_INVALIDATE the call returns once the key is dead, so the
+ * peer's next RDMA against it fails; without, the invalidation is only
+ * started (it takes microseconds, where the distribution leaves the key
+ * valid until its next pool flush).  Cookie 0 names no MR and succeeds:
+ * programs use it to probe for RDMA; with RDS_RDMA_INVALIDATE it asks
+ * for what every release already does.
  *
+ * Context: process context, may sleep.
  * Return: 0, or -EINVAL for a cookie this socket does not have.
  */
 int rds_rdma_free_mr(struct rds_sock *rs, u64 cookie, u64 flags)
@@ -340,7 +409,10 @@ int rds_rdma_free_mr(struct rds_sock *rs, u64 cookie, u64 flags)
 	mr = rds_mr_take(rs, (u32)cookie);
 	if (!mr)
 		return -EINVAL;
-	rds_mr_put(mr);
+	if (flags & RDS_RDMA_INVALIDATE)
+		rds_mr_put_invalidate(mr);
+	else
+		rds_mr_put(mr);
 	return 0;
 }
 
@@ -352,6 +424,9 @@ void rds_rdma_sock_init(struct rds_sock *rs)
 {
 	spin_lock_init(&rs->mr_lock);
 	rs->mr_tree = RB_ROOT;
+	atomic_set(&rs->mr_pending, 0);
+	atomic_set(&rs->mr_releasing, 0);
+	init_waitqueue_head(&rs->mr_wait);
 	INIT_LIST_HEAD(&rs->notify_queue);
 }
 
@@ -360,7 +435,8 @@ void rds_rdma_sock_init(struct rds_sock *rs)
  * @rs: the socket, being released; nothing is delivered to it any more
  *
  * When it returns no key of the socket is valid and none of its pages
- * is pinned, including those released from softirq meanwhile.
+ * is pinned, including those released from softirq meanwhile: every
+ * release is started at once, and then all of them are waited for.
  */
 void rds_rdma_sock_release(struct rds_sock *rs)
 {
@@ -380,7 +456,8 @@ void rds_rdma_sock_release(struct rds_sock *rs)
 			break;
 		rds_mr_put(mr);
 	}
-	flush_workqueue(rds_mr_wq);
+	wait_event(rs->mr_wait, !atomic_read(&rs->mr_pending));
+	flush_workqueue(rds_mr_wq);	/* operations' pages too */
 
 	spin_lock_bh(&rs->recv_lock);
 	list_splice_init(&rs->notify_queue, &notes);
@@ -444,6 +521,10 @@ static void rds_rdma_op_free_work(struct work_struct *work)
 		unpin_user_pages_dirty_lock(op->pages, op->nr_pages, !op->write);
 		kvfree(op->pages);
 	}
+	if (op->mm) {
+		atomic64_sub(op->charged, &op->mm->pinned_vm);
+		mmdrop(op->mm);
+	}
 	if (op->rs)
 		sock_put(&op->rs->sk);
 	kfree(op);
@@ -453,15 +534,13 @@ static void rds_rdma_op_free_work(struct work_struct *work)
  * rds_rdma_op_free() - release an operation with its message
  * @op: the operation
  *
- * Context: any; unpinning, which may sleep, goes through rds_mr_wq.
+ * Context: any, also under a spinlock: unpinning, which may sleep,
+ * always goes through rds_mr_wq.
  */
 void rds_rdma_op_free(struct rds_rdma_op *op)
 {
 	INIT_WORK(&op->free_w, rds_rdma_op_free_work);
-	if (in_task())
-		rds_rdma_op_free_work(&op->free_w);
-	else
-		queue_work(rds_mr_wq, &op->free_w);
+	queue_work(rds_mr_wq, &op->free_w);
 }
 
 /**
@@ -520,7 +599,11 @@ void rds_zc_rdma_done(struct rds_rdma_op *op, int status)
 }
 EXPORT_SYMBOL_GPL(rds_zc_rdma_done);
 
-/* Build the local side of an operation from the user's iovecs. */
+/*
+ * Build the local side of an operation from the user's iovecs: pinned
+ * long-term (the operation may wait for a connection), and charged to
+ * RLIMIT_MEMLOCK as an MR's pages are.
+ */
 static int rds_rdma_op_pin(struct rds_rdma_op *op, const struct rds_iovec *iov,
 			   unsigned int nr, unsigned int gup)
 {
@@ -532,6 +615,13 @@ static int rds_rdma_op_pin(struct rds_rdma_op *op, const struct rds_iovec *iov,
 		if (iov[i].bytes)
 			ents += DIV_ROUND_UP(offset_in_page(iov[i].addr) +
 					     iov[i].bytes, PAGE_SIZE);
+	ret = rds_rdma_charge(current->mm, ents);
+	if (ret)
+		return ret;
+	op->mm = current->mm;
+	mmgrab(op->mm);
+	op->charged = ents;
+	gup |= FOLL_LONGTERM;
 	op->pages = kvmalloc_array(ents, sizeof(*op->pages), GFP_KERNEL);
 	if (!op->pages)
 		return -ENOMEM;

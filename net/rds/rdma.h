@@ -9,14 +9,19 @@
  * registers pages and posts the operations (transport.h).
  *
  * Lifetime: an MR is referenced by its socket's tree and by anyone who
- * looked it up; the last reference deregisters it (which invalidates the
- * key) and then unpins its pages, in process context: from softirq the
- * release goes through rds_mr_wq, which socket close flushes.  An
- * operation belongs to its message and goes with it.
+ * looked it up, and holds a reference on its socket.  The last reference
+ * starts the release on rds_mr_wq: the transport invalidates the key
+ * (mr_dereg, which may finish later, in any context) and reports it with
+ * rds_zc_mr_invalidated(); only then is the memlock charge returned and
+ * are the pages unpinned, again on rds_mr_wq.  rs->mr_pending counts the
+ * socket's MRs from creation to unpinning, and socket close waits for it
+ * to reach zero.  An operation belongs to its message and goes with it;
+ * its pages are unpinned on rds_mr_wq too.
  */
 #ifndef _RDS_ZC_RDMA_H
 #define _RDS_ZC_RDMA_H
 
+#include <linux/completion.h>
 #include <linux/list.h>
 #include <linux/rbtree.h>
 #include <linux/refcount.h>
@@ -44,7 +49,10 @@ struct rds_mr {
 	struct mm_struct *mm;		/* charged for them (pinned_vm) */
 	const struct rds_transport *trans;
 	void		*tp;		/* the transport's registration */
-	struct work_struct free_w;
+	struct rds_sock	*rs;		/* referenced until unpinned */
+	struct completion *invalidated;	/* completed once the key is dead */
+	struct work_struct free_w;	/* release: invalidate */
+	struct work_struct unpin_w;	/* then uncharge and unpin */
 };
 
 /*
@@ -64,6 +72,8 @@ struct rds_rdma_op {
 	bool		notify;		/* RDS_RDMA_NOTIFY_ME */
 	bool		notified;	/* status reported; under rs->recv_lock */
 	int		status;		/* first error, RDS_RDMA_* */
+	struct mm_struct *mm;		/* charged for pages (pinned_vm) */
+	unsigned int	charged;	/* pages charged to mm */
 	struct page	**pages;	/* pinned, nr_pages of them */
 	unsigned int	nr_pages;
 	struct sg_table	sgt;		/* the local bytes, in order */
@@ -88,6 +98,7 @@ int rds_rdma_cmsgs(struct rds_sock *rs, struct msghdr *msg, struct rds_msg *m,
 void rds_rdma_op_free(struct rds_rdma_op *op);
 void rds_rdma_op_done(struct rds_rdma_op *op, int status);
 void rds_zc_rdma_done(struct rds_rdma_op *op, int status);
+void rds_zc_mr_invalidated(struct rds_mr *mr);
 
 void rds_rdma_recv_exthdr(struct rds_sock *rs, struct rds_incoming *inc);
 int rds_rdma_recv_cmsgs(struct rds_sock *rs, struct msghdr *msg);

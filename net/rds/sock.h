@@ -31,6 +31,7 @@
 #include <linux/mutex.h>
 #include <linux/rbtree.h>
 #include <linux/spinlock.h>
+#include <linux/wait.h>
 #include <net/sock.h>
 #include <uapi/linux/rds.h>
 
@@ -77,6 +78,9 @@ struct rds_sock {
 	/* RDMA (rdma.c): MRs by rkey under mr_lock, notifications. */
 	spinlock_t	mr_lock;
 	struct rb_root	mr_tree;
+	atomic_t	mr_pending;	/* MRs created and not yet unpinned */
+	atomic_t	mr_releasing;	/* MRs whose key is being invalidated */
+	wait_queue_head_t mr_wait;	/* woken when either reaches 0 */
 	struct list_head notify_queue;	/* under recv_lock */
 
 	struct rds_cong_monitor cong_mon;

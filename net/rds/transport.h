@@ -89,8 +89,10 @@ struct rds_transport {
 	 * @mr_reg: register the pinned pages of @mr (pages, nr_pages,
 	 *	offset, len) for the peers of local address @laddr; set
 	 *	mr->rkey and mr->tp.  Process context.
-	 * @mr_dereg: invalidate and release mr->tp; when it returns, no
-	 *	peer reaches the pages.  Process context.
+	 * @mr_dereg: invalidate and release mr->tp.  It may return before
+	 *	the key is dead, and calls rds_zc_mr_invalidated(@mr), from
+	 *	any context, once no peer reaches the pages; only then does
+	 *	the core unpin them.  Process context.
 	 *
 	 * A transport with @mr_reg also carries RDMA operations: @xmit
 	 * posts m->op before the message's SENDs and reports its end with

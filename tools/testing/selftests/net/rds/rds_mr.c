@@ -218,11 +218,108 @@ static void test_killed_owner(void)
 	close(fd);
 }
 
+/*
+ * Keys of released MRs come back rarely and unpredictably: cycling
+ * RDS_GET_MR / RDS_FREE_MR, an MR is registered again only after at
+ * least KEY_GAP others (the pool reuses the oldest free MR), and its key
+ * byte does not just count up.  A peer holding an old cookie cannot walk
+ * one MR through its 256 keys, or guess the next.
+ */
+#define KEY_CYCLES	160
+#define KEY_GAP		32
+
+static void test_key_reuse(void)
+{
+	uint32_t key[KEY_CYCLES];
+	int fd = bound_socket(), i, j, reused = 0, stepped = 0;
+	char *p = pages(1);
+
+	need_registration(fd);
+	for (i = 0; i < KEY_CYCLES; i++) {
+		uint64_t cookie;
+		struct rds_free_mr_args a = { 0, i & 1 ? RDS_RDMA_INVALIDATE : 0 };
+
+		ASSERT_EQ(get_mr(fd, p, PAGE, &cookie), 0);
+		key[i] = (uint32_t)cookie;
+		a.cookie = cookie;
+		ASSERT_TRUE(!setsockopt(fd, SOL_RDS, RDS_FREE_MR, &a, sizeof(a)),
+			    "RDS_FREE_MR: %s", rt_errname(errno));
+	}
+	for (i = 0; i < KEY_CYCLES; i++) {
+		for (j = i + 1; j < KEY_CYCLES; j++) {
+			if (key[i] >> 8 != key[j] >> 8)
+				continue;
+			if (j - i < KEY_GAP)
+				rt_fail("MR %#x registered again after %d others (keys %#x, %#x)",
+					key[i] >> 8, j - i - 1, key[i], key[j]);
+			reused++;
+			if ((uint8_t)(key[i] + 1) == (uint8_t)key[j])
+				stepped++;
+			break;
+		}
+	}
+	rt_diag("%d registrations reused an MR, %d of them with the next key byte",
+		reused, stepped);
+	EXPECT_TRUE(reused > 0, "no MR was reused in %d cycles", KEY_CYCLES);
+	/* Random bytes: each reuse has a 1 in 255 chance of the next one. */
+	EXPECT_TRUE(stepped < reused / 2 + 1,
+		    "key bytes count up: %d of %d reuses", stepped, reused);
+	close(fd);
+	munmap(p, PAGE);
+}
+
+/*
+ * A registration QP that broke comes back: with inject_reg_qp_error set,
+ * the next registration fails with EIO (an invalid work request moved
+ * the QP to the error state), and registrations work again shortly
+ * after, counted in ib_mr_reg_qp_recovered.  Our module only.
+ */
+#define REG_FAULT "/sys/module/rds_zc_ib/parameters/inject_reg_qp_error"
+
+static void test_reg_qp_recovery(void)
+{
+	int fd, ret = -1, tries = 0;
+	long long recovered;
+	uint64_t cookie;
+	long long until;
+	FILE *f;
+	char *p;
+
+	f = fopen(REG_FAULT, "w");
+	if (!f)
+		rt_skip("no %s (modules %s)", REG_FAULT,
+			getenv("RDS_MODULES") ?: "?");
+	fd = bound_socket();
+	p = pages(1);
+	need_registration(fd);
+	recovered = rds_counter(fd, "ib_mr_reg_qp_recovered");
+	ASSERT_TRUE(recovered >= 0, "no ib_mr_reg_qp_recovered counter");
+	ASSERT_TRUE(fputs("1", f) >= 0 && !fclose(f), "write %s: %s",
+		    REG_FAULT, rt_errname(errno));
+
+	EXPECT_EQ(get_mr(fd, p, PAGE, &cookie), -EIO);
+	for (until = rt_now_ms() + 10000; rt_now_ms() < until; tries++) {
+		ret = get_mr(fd, p, PAGE, &cookie);
+		if (ret != -EIO)
+			break;
+		rt_sleep_ms(20);
+	}
+	EXPECT_EQ(ret, 0);
+	rt_diag("registration worked again after %d failed tries", tries);
+	if (!ret)
+		EXPECT_EQ(free_mr(fd, cookie), 0);
+	EXPECT_EQ(rds_counter(fd, "ib_mr_reg_qp_recovered") - recovered, 1);
+	close(fd);
+	munmap(p, PAGE);
+}
+
 static const struct rt_case cases[] = {
 	{ "memlock_limit", test_memlock_limit, 30 },
 	{ "size_limit", test_size_limit, 30 },
 	{ "pool_exhausted", test_pool_exhausted, 30 },
 	{ "killed_owner", test_killed_owner, 30 },
+	{ "key_reuse", test_key_reuse, 60 },
+	{ "reg_qp_recovery", test_reg_qp_recovery, 30 },
 };
 
 int main(int argc, char **argv)
