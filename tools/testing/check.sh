@@ -13,8 +13,12 @@
 #      two-guest tests (run_remote.sh) on 6.1 for each pairing of module
 #      sets in REMOTE_PAIRINGS below
 #
-# Prints one TAP-style line per test and ends with "N passed, M failed";
-# exits non-zero if anything failed.  Logs are kept in build/check/.
+# Prints one TAP-style line per test and ends with
+# "N passed, M failed, K skipped": a result with a SKIP directive counts
+# as skipped, never as passed.  Each guest run must report at least the
+# number of results MIN_RESULTS gives it, so a case that vanished or a
+# program that stopped early fails.  Exits non-zero if anything failed.
+# Logs are kept in build/check/.
 #
 # Environment: CHECK_GUESTS=0 skips the guest runs (static checks only);
 # CHECK_REMOTE_PAIRINGS overrides REMOTE_PAIRINGS.
@@ -38,6 +42,16 @@ mkdir -p "$logs"
 
 pass=0
 fail=0
+skip=0
+
+# count_ok LINE: an "ok" result passed, or was skipped.
+count_ok() {
+	if [[ $1 =~ \#[[:space:]]*(SKIP|skip) ]]; then
+		skip=$((skip + 1))
+	else
+		pass=$((pass + 1))
+	fi
+}
 
 result() {	# result STATUS DESCRIPTION [LOG]
 	if [ "$1" -eq 0 ]; then
@@ -120,7 +134,7 @@ run_tap() {	# run_tap PREFIX COMMAND...: count a TAP stream's results
 	local n=0
 	while IFS= read -r line; do
 		case $line in
-		"ok "*) echo "ok - $1: ${line#ok }"; pass=$((pass + 1)); n=$((n + 1)) ;;
+		"ok "*) echo "ok - $1: ${line#ok }"; count_ok "$line"; n=$((n + 1)) ;;
 		"not ok "*) echo "not ok - $1: ${line#not ok }"; fail=$((fail + 1)); n=$((n + 1)) ;;
 		esac
 	done < "$log"
@@ -144,13 +158,15 @@ run_vm() {	# run_vm NAME GUEST_SCRIPT [vm-run.sh options] [-- script args]
 	done
 	[ $# -gt 0 ] && shift
 	tools/testing/vm/vm-run.sh "${opts[@]}" -- "$script" "$@" > "$log" 2>&1
-	local st=$?
+	local st=$? n=0 min=${MIN_RESULTS[$name]:-1}
 	while IFS= read -r line; do
 		case $line in
-		"ok - "*) echo "ok - $name: ${line#ok - }"; pass=$((pass + 1)) ;;
-		"not ok - "*) echo "not ok - $name: ${line#not ok - }"; fail=$((fail + 1)) ;;
+		"ok - "*) echo "ok - $name: ${line#ok - }"; count_ok "$line"; n=$((n + 1)) ;;
+		"not ok - "*) echo "not ok - $name: ${line#not ok - }"; fail=$((fail + 1)); n=$((n + 1)) ;;
 		esac
 	done < "$log"
+	[ "$n" -ge "$min" ] ||
+		result 1 "$name: $n results, fewer than the $min expected" "$log"
 	grep -q '^[0-9]* passed, [0-9]* failed$' "$log" ||
 		result 1 "$name: the bench printed no summary (status $st)" "$log"
 	[ "$st" -eq 0 ] || failure_context "$name" "$log"
@@ -200,5 +216,5 @@ if [ "${CHECK_GUESTS:-1}" != 0 ]; then
 	done
 fi
 
-echo "$pass passed, $fail failed"
+echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

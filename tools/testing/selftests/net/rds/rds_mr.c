@@ -313,6 +313,66 @@ static void test_reg_qp_recovery(void)
 	munmap(p, PAGE);
 }
 
+/*
+ * The local pages of an RDMA operation count against RLIMIT_MEMLOCK for
+ * as long as the operation lives: its message may wait for a connection
+ * that never comes.  Sent to an address nobody has, an 8-page operation
+ * stays queued, and a 9-page one on top of it is over a 16-page limit
+ * (ENOMEM); closing the socket gives the room back.  Without the charge a
+ * loop of such sends pinned memory without bound.  The distribution does
+ * not charge these pages: our modules only.
+ */
+static int send_rdma(int fd, void *p, size_t len)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET,
+				  .sin_port = htons(4000) };
+	struct rds_iovec local = { (uintptr_t)p, len };
+	struct rds_rdma_args a = {
+		.cookie = 0x1234,
+		.remote_vec = { 0, len },
+		.local_vec_addr = (uintptr_t)&local,
+		.nr_local = 1,
+		.flags = RDS_RDMA_READWRITE,
+	};
+	char cbuf[CMSG_SPACE(sizeof(a))] = { 0 };
+	struct msghdr m = {
+		.msg_name = &to, .msg_namelen = sizeof(to),
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+
+	inet_pton(AF_INET, "10.0.0.250", &to.sin_addr);
+	c->cmsg_level = SOL_RDS;
+	c->cmsg_type = RDS_CMSG_RDMA_ARGS;
+	c->cmsg_len = CMSG_LEN(sizeof(a));
+	memcpy(CMSG_DATA(c), &a, sizeof(a));
+	return sendmsg(fd, &m, MSG_DONTWAIT) < 0 ? -errno : 0;
+}
+
+static void test_rdma_op_memlock(void)
+{
+	struct rlimit lim = { 16 * PAGE, 16 * PAGE };
+	int fd = bound_socket();
+	char *p = pages(32);
+
+	if (strcmp(getenv("RDS_MODULES") ?: "", "ours"))
+		rt_skip("the distribution does not charge an RDMA operation's %s",
+			"pages to RLIMIT_MEMLOCK");
+	need_registration(fd);
+	ASSERT_TRUE(!setrlimit(RLIMIT_MEMLOCK, &lim), "setrlimit: %s",
+		    rt_errname(errno));
+	ASSERT_TRUE(!setgid(NOBODY) && !setuid(NOBODY), "setuid: %s",
+		    rt_errname(errno));
+
+	EXPECT_EQ(send_rdma(fd, p, 17 * PAGE), -ENOMEM);
+	EXPECT_EQ(send_rdma(fd, p, 8 * PAGE), 0);
+	EXPECT_EQ(send_rdma(fd, p + 8 * PAGE, 9 * PAGE), -ENOMEM);
+	close(fd);
+	fd = bound_socket();
+	EXPECT_EQ(send_rdma(fd, p, 16 * PAGE), 0);
+	close(fd);
+}
+
 static const struct rt_case cases[] = {
 	{ "memlock_limit", test_memlock_limit, 30 },
 	{ "size_limit", test_size_limit, 30 },
@@ -320,6 +380,7 @@ static const struct rt_case cases[] = {
 	{ "killed_owner", test_killed_owner, 30 },
 	{ "key_reuse", test_key_reuse, 60 },
 	{ "reg_qp_recovery", test_reg_qp_recovery, 30 },
+	{ "rdma_op_memlock", test_rdma_op_memlock, 30 },
 };
 
 int main(int argc, char **argv)
