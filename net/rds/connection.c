@@ -708,6 +708,10 @@ void rds_conn_cong_changed(struct net *net, __be32 laddr)
  * @any_dest: every destination (socket close), else only @daddr:@dport
  *
  * Messages already handed to a transport stay: they may have arrived.
+ * The RDMA operation of a message withdrawn never ran: it ends as
+ * RDS_RDMA_CANCELED, reported like any other end (rds_rdma_op_done()):
+ * with RDS_RDMA_NOTIFY_ME, as by the distribution's RDS, and under
+ * RDS_RECVERR as a failure, which the distribution leaves unreported.
  *
  * Context: process context.
  * Return: the number of messages withdrawn.
@@ -738,6 +742,9 @@ unsigned int rds_conn_cancel(struct rds_sock *rs, __be32 daddr, __be16 dport,
 	}
 	rcu_read_unlock();
 	rds_stat_add(RDS_STAT_SEND_CANCELLED, n);
+	list_for_each_entry(m, &done, conn_item)
+		if (m->op)
+			rds_rdma_op_done(m->op, RDS_RDMA_CANCELED);
 	rds_conn_msgs_done(&done);
 	return n;
 }
