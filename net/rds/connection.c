@@ -510,6 +510,9 @@ void rds_zc_conn_connected(struct rds_conn *conn)
 	rds_stat_inc(RDS_STAT_CONN_UP);
 	WRITE_ONCE(conn->reconnect_delay, 0);
 	set_bit(RDS_CONN_CONG_PENDING, &conn->flags);
+	/* Being destroyed: queue nothing (see rds_conn_destroy()). */
+	if (test_bit(RDS_CONN_DEAD, &conn->flags))
+		return;
 	queue_work(rds_conn_wq, &conn->send_w);
 	mod_delayed_work(rds_conn_wq, &conn->watchdog_w, HZ);
 }
@@ -705,6 +708,10 @@ void rds_conn_cong_changed(struct net *net, __be32 laddr)
  * @any_dest: every destination (socket close), else only @daddr:@dport
  *
  * Messages already handed to a transport stay: they may have arrived.
+ * The RDMA operation of a message withdrawn never ran: it ends as
+ * RDS_RDMA_CANCELED, reported like any other end (rds_rdma_op_done()):
+ * with RDS_RDMA_NOTIFY_ME, as by the distribution's RDS, and under
+ * RDS_RECVERR as a failure, which the distribution leaves unreported.
  *
  * Context: process context.
  * Return: the number of messages withdrawn.
@@ -735,6 +742,9 @@ unsigned int rds_conn_cancel(struct rds_sock *rs, __be32 daddr, __be16 dport,
 	}
 	rcu_read_unlock();
 	rds_stat_add(RDS_STAT_SEND_CANCELLED, n);
+	list_for_each_entry(m, &done, conn_item)
+		if (m->op)
+			rds_rdma_op_done(m->op, RDS_RDMA_CANCELED);
 	rds_conn_msgs_done(&done);
 	return n;
 }
@@ -834,15 +844,38 @@ void rds_conn_msg_info_walk(struct net *net, bool retrans,
 	rcu_read_unlock();
 }
 
+static void rds_conn_cancel_works(struct rds_conn *conn)
+{
+	cancel_delayed_work_sync(&conn->connect_w);
+	cancel_delayed_work_sync(&conn->watchdog_w);
+	cancel_work_sync(&conn->shutdown_w);
+	cancel_work_sync(&conn->send_w);
+}
+
+/*
+ * The rule that lets a connection be freed: nothing queues work on a
+ * connection once RDS_CONN_DEAD is set, except a caller that tested the
+ * bit just before it was set.  Those are of two kinds:
+ *  - the connection's own work items, which queue one another (a drop
+ *    queues shutdown_w, shutdown_w queues connect_w, the watchdog
+ *    re-arms itself).  An instance that runs after DEAD is set returns
+ *    at once; the first round of cancels waits out those that began
+ *    before.
+ *  - the transport's callbacks (ESTABLISHED calls
+ *    rds_zc_conn_connected(), which arms send_w and watchdog_w;
+ *    completions kick or drop).  They can run until @conn_shutdown
+ *    returns, after the first round.
+ * So every work item is cancelled again once the transport is shut
+ * down: what either kind queued in between is gone, and nothing can
+ * queue more.
+ */
 static void rds_conn_destroy(struct rds_conn *conn)
 {
 	LIST_HEAD(done);
 
 	set_bit(RDS_CONN_DEAD, &conn->flags);
-	cancel_delayed_work_sync(&conn->connect_w);
-	cancel_delayed_work_sync(&conn->watchdog_w);
-	cancel_work_sync(&conn->shutdown_w);
-	cancel_work_sync(&conn->send_w);
+	smp_mb__after_atomic();	/* DEAD before any work item runs again */
+	rds_conn_cancel_works(conn);
 
 	mutex_lock(&conn->work_mutex);
 	conn->trans->conn_shutdown(conn);
@@ -851,9 +884,8 @@ static void rds_conn_destroy(struct rds_conn *conn)
 		WRITE_ONCE(conn->xmit_msg, NULL);
 	}
 	mutex_unlock(&conn->work_mutex);
-	/* No transport callback runs any more; none can queue work. */
-	cancel_work_sync(&conn->shutdown_w);
-	cancel_work_sync(&conn->send_w);
+	/* No transport callback runs any more: cancel what it queued. */
+	rds_conn_cancel_works(conn);
 
 	spin_lock_bh(&conn->lock);
 	list_splice_init(&conn->retrans, &done);

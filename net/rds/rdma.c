@@ -902,22 +902,33 @@ int rds_rdma_put_dest(struct msghdr *msg, const struct rds_incoming *inc)
  * @rs: the socket; caller holds recv_mutex
  * @msg: the reader's message
  *
- * As many RDS_CMSG_RDMA_STATUS as the control buffer holds, at least one
- * (MSG_CTRUNC if it does not fit), in an empty message.
+ * As many RDS_CMSG_RDMA_STATUS as the control buffer holds whole, in an
+ * empty message.  A notification leaves the queue only for a buffer that
+ * holds it whole: put_cmsg() would cut a longer one short, set
+ * MSG_CTRUNC and lose it.  A reader without room for one (a recv(), a
+ * control buffer that is too short) takes none and they stay queued.
  *
- * Return: 0 when some were given, -EAGAIN if none is queued, -EFAULT
- * (they stay queued).
+ * Return: 0 when some were given, -EAGAIN if none is queued, -ENOBUFS if
+ * some are but none fits, -EFAULT (they stay queued).
  */
 int rds_rdma_recv_cmsgs(struct rds_sock *rs, struct msghdr *msg)
 {
-	size_t room = CMSG_SPACE(sizeof(struct rds_rdma_notify));
-	unsigned int max = max_t(size_t, msg->msg_controllen / room, 1);
+	/*
+	 * What put_cmsg() writes for one; a 32-bit task's header (struct
+	 * compat_cmsghdr) is three 32-bit words.
+	 */
+	size_t room = (msg->msg_flags & MSG_CMSG_COMPAT) ?
+		      3 * sizeof(u32) + sizeof(struct rds_rdma_notify) :
+		      CMSG_SPACE(sizeof(struct rds_rdma_notify));
+	unsigned int max = msg->msg_control ? msg->msg_controllen / room : 0;
 	struct rds_notifier *n, *tmp;
 	LIST_HEAD(todo);
 	unsigned int nr = 0;
+	bool queued;
 	int ret = 0;
 
 	spin_lock_bh(&rs->recv_lock);
+	queued = !list_empty(&rs->notify_queue);
 	list_for_each_entry_safe(n, tmp, &rs->notify_queue, item) {
 		if (nr++ == max)
 			break;
@@ -925,7 +936,7 @@ int rds_rdma_recv_cmsgs(struct rds_sock *rs, struct msghdr *msg)
 	}
 	spin_unlock_bh(&rs->recv_lock);
 	if (list_empty(&todo))
-		return -EAGAIN;
+		return queued ? -ENOBUFS : -EAGAIN;
 
 	list_for_each_entry_safe(n, tmp, &todo, item) {
 		if (!ret)

@@ -14,6 +14,7 @@
 #include <linux/in.h>
 #include <linux/module.h>
 #include <linux/socket.h>
+#include <net/compat.h>
 #include <net/ip.h>
 #include <net/sock.h>
 #include <uapi/linux/rds.h>
@@ -114,20 +115,31 @@ void rds_zc_deliver(struct net *net, struct rds_incoming *inc)
 }
 EXPORT_SYMBOL_GPL(rds_zc_deliver);
 
-/**
- * rds_recv_readable() - would recvmsg() return something now?
- * @rs: the socket
- *
- * Return: true if a message or a congestion or RDMA notification waits.
+/*
+ * Anything for a reader, who may have room for congestion (@cong) and
+ * RDMA (@rdma) notifications or not (see rds_recvmsg()).
  */
-bool rds_recv_readable(struct rds_sock *rs)
+static bool rds_recv_ready(struct rds_sock *rs, bool cong, bool rdma)
 {
 	bool ret;
 
 	spin_lock_bh(&rs->recv_lock);
-	ret = !list_empty(&rs->recv_queue) || !list_empty(&rs->notify_queue);
+	ret = !list_empty(&rs->recv_queue) ||
+	      (rdma && !list_empty(&rs->notify_queue));
 	spin_unlock_bh(&rs->recv_lock);
-	return ret || rds_cong_monitor_pending(&rs->cong_mon);
+	return ret || (cong && rds_cong_monitor_pending(&rs->cong_mon));
+}
+
+/**
+ * rds_recv_readable() - would recvmsg() return something now?
+ * @rs: the socket
+ *
+ * Return: true if a message or a congestion or RDMA notification waits,
+ * even one that only a reader with a control buffer can take.
+ */
+bool rds_recv_readable(struct rds_sock *rs)
+{
+	return rds_recv_ready(rs, true, true);
 }
 
 /**
@@ -176,14 +188,24 @@ static void rds_recv_dequeue(struct rds_sock *rs, struct rds_incoming *inc)
 	rds_inc_free(inc);
 }
 
-/* An empty message carrying the mask of ports that became uncongested. */
+/*
+ * An empty message carrying the mask of ports that became uncongested.
+ * Return: 0, -EAGAIN if there is none, -ENOBUFS if the control buffer
+ * cannot hold it whole (it stays pending, as in rds_rdma_recv_cmsgs()),
+ * -EFAULT.
+ */
 static int rds_recv_cong_notify(struct rds_sock *rs, struct msghdr *msg)
 {
 	u64 notify = rds_cong_monitor_peek(&rs->cong_mon);
+	size_t room = (msg->msg_flags & MSG_CMSG_COMPAT) ?
+		      sizeof(struct compat_cmsghdr) + sizeof(notify) :
+		      CMSG_LEN(sizeof(notify));
 	int ret;
 
 	if (!notify)
 		return -EAGAIN;
+	if (!msg->msg_control || msg->msg_controllen < room)
+		return -ENOBUFS;
 	ret = put_cmsg(msg, SOL_RDS, RDS_CMSG_CONG_UPDATE, sizeof(notify),
 		       &notify);
 	if (ret)
@@ -280,6 +302,13 @@ static int rds_recv_one(struct rds_sock *rs, struct msghdr *msg,
  * messages; then datagrams, with RDS_CMSG_RDMA_DEST if one carried a
  * cookie.
  *
+ * A notification is taken only by a reader whose control buffer holds it
+ * whole.  One without room (recv(), or too short a buffer) leaves them
+ * queued and is served as if there were none: it gets the next datagram,
+ * or waits for one, or gets -EAGAIN.  The distribution's RDS instead
+ * returns an empty message with MSG_CTRUNC and frees the notification,
+ * which then reaches nobody.
+ *
  * MSG_OOB returns 0 and MSG_ERRQUEUE reads the (always empty) error
  * queue, as they always did with RDS.
  *
@@ -295,6 +324,7 @@ int rds_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
 	struct rds_sock *rs = rds_sk(sk);
 	long timeo = sock_rcvtimeo(sk, flags & MSG_DONTWAIT);
 	const long timeo_set = timeo;
+	bool cong = true, rdma = true;	/* room for notifications */
 	int ret;
 
 	if (flags & MSG_OOB)
@@ -306,16 +336,22 @@ int rds_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
 		if (mutex_lock_interruptible(&rs->recv_mutex))
 			return sock_intr_errno(timeo_set);
 		ret = rds_recv_cong_notify(rs, msg);
-		if (ret == -EAGAIN)
+		if (ret == -ENOBUFS)
+			cong = false;
+		if (ret == -EAGAIN || ret == -ENOBUFS)
 			ret = rds_rdma_recv_cmsgs(rs, msg);
-		if (ret == -EAGAIN)
+		if (ret == -ENOBUFS)
+			rdma = false;
+		if (ret == -EAGAIN || ret == -ENOBUFS)
 			ret = rds_recv_one(rs, msg, size, flags);
 		mutex_unlock(&rs->recv_mutex);
 		if (ret != -EAGAIN || !timeo)
 			return ret;
 
+		/* Not woken for notifications this reader cannot take. */
 		timeo = wait_event_interruptible_timeout(*sk_sleep(sk),
-							 rds_recv_readable(rs),
+							 rds_recv_ready(rs, cong,
+									rdma),
 							 timeo);
 		if (timeo < 0)
 			return sock_intr_errno(timeo_set);
