@@ -22,6 +22,9 @@ pkgs=(
 	# the bench
 	qemu-system-x86 busybox-static cpio gzip xz-utils iproute2 procps
 	rdma-core ibverbs-utils
+	# make bench: the raw-verbs ceiling (ib_write_bw, ib_read_bw,
+	# ib_write_lat) and the chart
+	perftest gnuplot-nox
 )
 
 missing=()
