@@ -48,6 +48,22 @@
 #		  after "up" (NETDEV WATCHDOG, a kernel warning), which no
 #		  RDS survives: make check runs the pairs with e1000
 #		  (vm-run.sh --nic e1000).
+#   unload_connecting
+#		  a stress, not a stream: the first node that runs our
+#		  modules loads them, in every other round sends one
+#		  message to the peer (its connection starts coming up),
+#		  waits a little (0 to 1 s, longer every other round) and
+#		  unloads them, 12 times, while the peer sends to it every
+#		  20 ms, so that the peer's connection requests arrive at
+#		  any moment of the load, connect and unload too.  No kernel
+#		  warning may appear, also 2 s after the last unload: a
+#		  watchdog left armed on a connection freed at unload
+#		  fires 1 s after the connection came up.  Then the
+#		  modules are loaded again.  The race it hunts (an
+#		  ESTABLISHED between the unload's first cancel of a
+#		  connection's work and its transport shutdown) is a few
+#		  instructions wide, so a pass proves little; a failure
+#		  is real.  Skipped when no node runs our modules.
 #
 # When a stream of a case fails, the node prints what it knows (state_dump): RDS's
 # connections and non-zero counters (rds_state), the rdma_cm ids and QPs,
@@ -62,7 +78,7 @@
 #
 # Environment (from vm-run.sh): RDS_NODE, RDS_NODES, RDS_ADDR, RDS_PEER_ADDR,
 # RDS_MODULES, RDS_MODULES_ALL, RDS_MODULE_DIR, RESULTS, RDS_VM_TOOLS.
-# Usage: rds_faults.sh [CASE...]	(default: all four, in the order above)
+# Usage: rds_faults.sh [CASE...]	(default: all five, in the order above)
 
 # The case_* functions are called through "case_$c".
 # shellcheck disable=SC2317
@@ -77,7 +93,7 @@ STREAM=$here/rds_stream
 STATE=$here/rds_state
 TRACING=/sys/kernel/tracing
 BARRIER=${RDS_VM_TOOLS:-$here/../../../vm}/guest-barrier.sh
-DEFAULT_CASES=(link_cut module_reload rdma_link link_down)
+DEFAULT_CASES=(link_cut module_reload rdma_link link_down unload_connecting)
 COUNT=600		# messages per stream
 INTERVAL=10		# ms between two messages
 TRIGGER=100		# messages received before the fault
@@ -423,6 +439,88 @@ case_module_reload() {
 		judge "$rr" "$work/$name.rrecv" "$name: stream from node $peer after its reload arrived whole, in order, once"
 		touch "$work/$name.rreceived"
 	fi
+	barrier "$name-done" || result 1 "$name: both guests done"
+}
+
+oops_pattern='Oops|BUG:|WARNING:|general protection|Call Trace|kernel panic|refcount_t:|list_(add|del) corruption'
+
+# Our modules go while connections come up; the peer keeps connecting.
+case_unload_connecting() {
+	local name=unload_connecting c=5 fnode d i log_start rc=0 out bad est up=
+	local delays=(0 0 0.01 0.01 0.03 0.03 0.1 0.1 0.3 0.3 1 1)
+
+	fnode=$(ours_node)
+	if [ "$fnode" = 0 ]; then
+		n=$((n + 1))
+		echo "ok $n - $name # SKIP no node runs our modules"
+		return
+	fi
+	barrier "$name-start" || { result 1 "$name: both guests ready"; return; }
+	if [ "$me" != "$fnode" ]; then
+		# Every 20 ms a message to an unbound port of the node that
+		# unloads; refusals (its modules are gone, we are congested)
+		# do not matter.
+		python3 -c '
+import os, socket, sys, time
+s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET)
+s.bind((sys.argv[1], int(sys.argv[2])))
+s.setblocking(False)
+end = time.time() + 150
+while time.time() < end and not os.path.exists(sys.argv[5]):
+    try:
+        s.sendto(b"x" * 100, (sys.argv[3], int(sys.argv[4])))
+    except OSError:
+        pass
+    time.sleep(0.02)
+' "$RDS_ADDR" "$(port "$c" 10 "$me")" "$RDS_PEER_ADDR" \
+			"$(port "$c" 0 "$peer")" "$peer_work/$name.done"
+		result $? "$name: kept sending to node $peer while it reloaded"
+		barrier "$name-done" || result 1 "$name: both guests done"
+		return
+	fi
+
+	log_start=$(dmesg | wc -l)
+	for ((i = 0; i < ${#delays[@]}; i++)); do
+		d=${delays[$i]}
+		if ! out=$(rds_modules_load 2>&1); then
+			diag "round $i: $out"
+			rc=1
+			break
+		fi
+		# Every other round, one message and an end marker: our own
+		# connect starts; the socket closes as soon as they are
+		# queued.  In the others only the peer connects.
+		if [ $((i % 2)) = 0 ]; then
+			"$STREAM" send -b "$RDS_ADDR:$(port "$c" 10 "$me")" \
+				-t "$RDS_PEER_ADDR:$(port "$c" 0 "$peer")" \
+				-n 1 -i 0 -T 10 > /dev/null 2>&1
+		fi
+		sleep "$d"
+		# How far the connections got (rdma_cm's trace, if there).
+		if [ -r "$TRACING/trace" ]; then
+			est=$(grep -c 'ESTABLISHED' "$TRACING/trace")
+			up+=" $est"
+			: > "$TRACING/trace"
+		fi
+		if ! out=$(rds_modules_unload 2>&1); then
+			diag "round $i (after ${d} s): $out"
+			rc=1
+			break
+		fi
+	done
+	[ -n "$up" ] && diag "rdma_cm ESTABLISHED events before each unload:$up"
+	sleep 2
+	bad=$(dmesg | tail -n "+$((log_start + 1))" | grep -E "$oops_pattern")
+	if [ -n "$bad" ]; then
+		diag "$bad"
+		rc=1
+	fi
+	result "$rc" "$name: $i unloads while connections came up, no kernel warning"
+	out=$(rds_modules_load 2>&1)
+	rc=$?
+	[ -n "$out" ] && diag "$out"
+	result "$rc" "$name: modules ($RDS_MODULES) loaded again"
+	touch "$work/$name.done"
 	barrier "$name-done" || result 1 "$name: both guests done"
 }
 
