@@ -52,6 +52,7 @@ struct rds_transport rds_ib_transport = {
 	.xmit		= rds_ib_xmit,
 	.mr_reg		= rds_ib_mr_reg,
 	.mr_dereg	= rds_ib_mr_dereg,
+	.mr_prepare	= rds_ib_mr_prepare,
 };
 
 static int __init rds_ib_init(void)

@@ -87,6 +87,7 @@ struct rds_ib_send_slot {
 	struct rds_msg	*msg;		/* referenced while posted */
 	u64		dma;		/* payload mapping, 0 if none */
 	u32		dma_len;
+	bool		reg;		/* the REG_MR of msg->reg_mr */
 	bool		rdma;		/* an RDMA WR of msg->op */
 	bool		rdma_last;	/* its last: unmap the operation */
 	bool		op_last;	/* msg->op ends with this WR */
@@ -172,6 +173,7 @@ enum rds_ib_stat {
 	RDS_IB_STAT_CONN_FLOW_CONTROL,
 	RDS_IB_STAT_TX_RDMA,
 	RDS_IB_STAT_MR_REG,
+	RDS_IB_STAT_MR_REG_CHAINED,
 	RDS_IB_STAT_MR_INVALIDATE,
 	RDS_IB_STAT_MR_INV_POSTED,
 	RDS_IB_STAT_MR_POOL_REUSE,
@@ -227,6 +229,11 @@ struct rds_mr;
 extern unsigned int rds_ib_fmr_pool_size;
 extern unsigned int rds_ib_fmr_message_size;
 int rds_ib_mr_reg(struct net *net, __be32 laddr, struct rds_mr *mr);
+int rds_ib_mr_prepare(struct net *net, __be32 laddr, struct rds_mr *mr);
+bool rds_ib_mr_chain(struct rds_mr *mr, struct rds_ib_device *rdev,
+		     struct ib_reg_wr *wr);
+void rds_ib_mr_unchain(struct rds_mr *mr);
+void rds_ib_mr_chain_done(struct rds_mr *mr, enum ib_wc_status status);
 void rds_ib_mr_dereg(struct rds_mr *mr);
 void rds_ib_mr_dev_init(struct rds_ib_device *rdev);
 void rds_ib_mr_dev_exit(struct rds_ib_device *rdev);

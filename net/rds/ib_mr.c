@@ -10,8 +10,13 @@
  * registered across reconnects.  An rkey is valid on every QP of the PD,
  * so a cookie handed out here serves any connection on the device.
  *
- * Normal operation.  A registration posts its REG_MR and waits for its
- * own completion; a release posts its LOCAL_INV and returns, and the
+ * Normal operation.  RDS_GET_MR posts its REG_MR on the registration
+ * QP and waits for its own completion.  RDS_CMSG_RDMA_MAP only maps the
+ * pages and picks the key (rds_ib_mr_prepare); the transmit path chains
+ * the REG_MR in front of the first SEND of the message that carries the
+ * cookie, on the connection's QP (rds_ib_mr_chain), so the HCA has run
+ * it before the peer can learn the cookie, and nothing waits for it.
+ * A release posts its LOCAL_INV and returns, and the
  * completion finishes it (rds_ib_inv_work): the MR goes back to the pool
  * and only then does the core unpin the pages (rds_zc_mr_invalidated).
  * Nothing serialises a device: any number of sockets register and
@@ -83,6 +88,18 @@ MODULE_PARM_DESC(inject_reg_qp_error, "Testing: the next registration first post
 /* Releases finish here, in process context. */
 static struct workqueue_struct *rds_ib_mr_wq;
 
+/*
+ * Where a registration's REG_MR is.  Set by the one who posts it, before
+ * the message that carries its cookie can be freed (which alone can start
+ * the release), so a release reads a settled state.
+ */
+enum rds_ib_mr_state {
+	RDS_IB_MR_IDLE,		/* mapped, key chosen, nothing posted */
+	RDS_IB_MR_POSTED,	/* REG_MR posted on a connection's QP */
+	RDS_IB_MR_VALID,	/* REG_MR completed: the key works */
+	RDS_IB_MR_DIRTY,	/* REG_MR failed or flushed: unknown */
+};
+
 /* One registration: a pooled MR mapped onto the core's pinned pages. */
 struct rds_ib_mr {
 	struct list_head item;		/* on mrd->live, under mrd->lock */
@@ -91,6 +108,7 @@ struct rds_ib_mr {
 	struct rds_mr	*owner;		/* the core's MR */
 	struct sg_table	sgt;
 	int		nents;		/* DMA-mapped entries */
+	enum rds_ib_mr_state state;
 	struct ib_cqe	cqe;		/* the REG_MR or LOCAL_INV posted */
 	enum ib_wc_status status;	/* its outcome */
 	struct completion done;		/* a registration waits for it */
@@ -256,49 +274,32 @@ static void rds_ib_pool_discard(struct rds_ib_mr_dev *mrd, struct ib_mr *mr)
 	ib_dereg_mr(mr);
 }
 
-/**
- * rds_ib_mr_reg() - register the core's pinned pages for remote access
- * @net: namespace of the socket
- * @laddr: the address the socket is bound to: its device registers
- * @mr: the core's MR: pages, nr_pages, offset, len set
- *
- * Context: process context, may sleep.
- * Return: 0 with mr->rkey and mr->tp set; -EOPNOTSUPP if the device
- * cannot register, -ENODEV if it is gone, -EINVAL for a region over
- * fmr_message_size + 4 KiB or fmr_message_size / 4 KiB + 1 pages,
- * -EAGAIN when the pool is exhausted, -EBUSY when the pages cannot be
- * DMA-mapped, -EIO if the HCA refused or the registration QP is being
- * recovered from an earlier failure.
+/*
+ * Map the core's pinned pages onto a pooled MR with a new key, without
+ * posting anything.  Return: the registration with its device's memory
+ * referenced and the MR on the live list, or an ERR_PTR (see
+ * rds_ib_mr_reg()).  Caller holds a reference on @rdev.
  */
-int rds_ib_mr_reg(struct net *net, __be32 laddr, struct rds_mr *mr)
+static struct rds_ib_mr *rds_ib_mr_map(struct rds_ib_device *rdev,
+				       struct rds_mr *mr)
 {
-	struct rds_ib_device *rdev = rds_ib_device_for_addr(net, laddr);
-	struct rds_ib_mr_dev *mrd;
-	struct ib_reg_wr wr = {};
+	struct rds_ib_mr_dev *mrd = &rdev->mrd;
 	struct rds_ib_mr *imr;
 	struct ib_mr *ibmr;
 	int ret, n;
 
-	if (!rdev)
-		return -ENODEV;
-	mrd = &rdev->mrd;
-	if (!mrd->cq) {
-		ret = -EOPNOTSUPP;
-		goto out_put;
-	}
+	if (!mrd->cq)
+		return ERR_PTR(-EOPNOTSUPP);
 	/* fmr_message_size, and a page of slack for an unaligned start. */
 	if (mr->len > READ_ONCE(rds_ib_fmr_message_size) + PAGE_SIZE ||
-	    mr->nr_pages > mrd->max_pages) {
-		ret = -EINVAL;
-		goto out_put;
-	}
+	    mr->nr_pages > mrd->max_pages)
+		return ERR_PTR(-EINVAL);
 	imr = kzalloc(sizeof(*imr), GFP_KERNEL);
-	if (!imr) {
-		ret = -ENOMEM;
-		goto out_put;
-	}
+	if (!imr)
+		return ERR_PTR(-ENOMEM);
 	imr->rdev = rdev;
 	imr->owner = mr;
+	INIT_LIST_HEAD(&imr->item);
 	init_completion(&imr->done);
 	ret = sg_alloc_table_from_pages(&imr->sgt, mr->pages, mr->nr_pages,
 					mr->offset, mr->len, GFP_KERNEL);
@@ -326,32 +327,6 @@ int rds_ib_mr_reg(struct net *net, __be32 laddr, struct rds_mr *mr)
 	ibmr->length = mr->len;
 	rds_ib_mr_new_key(ibmr);
 
-	wr.wr.opcode = IB_WR_REG_MR;
-	wr.wr.wr_cqe = &imr->cqe;
-	wr.mr = ibmr;
-	wr.key = ibmr->rkey;
-	wr.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
-		    IB_ACCESS_REMOTE_WRITE;
-	imr->cqe.done = rds_ib_reg_done;
-
-	down_read(&mrd->qp_sem);
-	if (!mrd->qp) {
-		up_read(&mrd->qp_sem);
-		ret = -EIO;
-		goto out_discard;
-	}
-	if (unlikely(READ_ONCE(rds_ib_reg_fault)) &&
-	    xchg(&rds_ib_reg_fault, false))
-		rds_ib_reg_inject_fault(mrd);
-	ret = rds_ib_reg_post(mrd, &wr.wr);
-	if (!ret) {
-		wait_for_completion(&imr->done);
-		ret = imr->status == IB_WC_SUCCESS ? 0 : -EIO;
-	}
-	up_read(&mrd->qp_sem);
-	if (ret)
-		goto out_discard;	/* its state is unknown */
-
 	spin_lock_bh(&mrd->lock);
 	if (mrd->dead) {
 		spin_unlock_bh(&mrd->lock);
@@ -362,12 +337,9 @@ int rds_ib_mr_reg(struct net *net, __be32 laddr, struct rds_mr *mr)
 	list_add_tail(&imr->item, &mrd->live);
 	spin_unlock_bh(&mrd->lock);
 	kref_get(&rdev->mem);
-	rds_ib_stat_inc(RDS_IB_STAT_MR_REG);
-
 	mr->rkey = ibmr->rkey;
 	mr->tp = imr;
-	rds_ib_device_put(rdev);
-	return 0;
+	return imr;
 
 out_discard:
 	rds_ib_pool_discard(mrd, ibmr);
@@ -378,9 +350,193 @@ out_sgt:
 	sg_free_table(&imr->sgt);
 out_free:
 	kfree(imr);
-out_put:
+	return ERR_PTR(ret);
+}
+
+/*
+ * Undo rds_ib_mr_map() of a registration the core never got.  Caller
+ * holds a reference on the device, so the PD outlives the MR.
+ */
+static void rds_ib_mr_drop(struct rds_ib_mr *imr)
+{
+	struct rds_ib_device *rdev = imr->rdev;
+	struct rds_ib_mr_dev *mrd = &rdev->mrd;
+	struct ib_mr *ibmr;
+
+	spin_lock_bh(&mrd->lock);
+	ibmr = imr->mr;
+	imr->mr = NULL;
+	list_del_init(&imr->item);
+	spin_unlock_bh(&mrd->lock);
+	if (ibmr) {
+		rds_ib_pool_discard(mrd, ibmr);
+		rds_ib_mr_unmap(rdev, imr);
+	}
+	kfree(imr);
+	kref_put(&rdev->mem, rds_ib_device_free);
+}
+
+/* Describe the REG_MR of a mapped registration. */
+static void rds_ib_mr_reg_wr(struct rds_ib_mr *imr, struct ib_reg_wr *wr)
+{
+	memset(wr, 0, sizeof(*wr));
+	wr->wr.opcode = IB_WR_REG_MR;
+	wr->mr = imr->mr;
+	wr->key = imr->mr->rkey;
+	wr->access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
+		     IB_ACCESS_REMOTE_WRITE;
+}
+
+/**
+ * rds_ib_mr_reg() - register the core's pinned pages for remote access
+ * @net: namespace of the socket
+ * @laddr: the address the socket is bound to: its device registers
+ * @mr: the core's MR: pages, nr_pages, offset, len set
+ *
+ * Context: process context, may sleep.
+ * Return: 0 with mr->rkey and mr->tp set; -EOPNOTSUPP if the device
+ * cannot register, -ENODEV if it is gone, -EINVAL for a region over
+ * fmr_message_size + 4 KiB or fmr_message_size / 4 KiB + 1 pages,
+ * -EAGAIN when the pool is exhausted, -EBUSY when the pages cannot be
+ * DMA-mapped, -EIO if the HCA refused or the registration QP is being
+ * recovered from an earlier failure.
+ */
+int rds_ib_mr_reg(struct net *net, __be32 laddr, struct rds_mr *mr)
+{
+	struct rds_ib_device *rdev = rds_ib_device_for_addr(net, laddr);
+	struct rds_ib_mr_dev *mrd;
+	struct rds_ib_mr *imr;
+	struct ib_reg_wr wr;
+	int ret;
+
+	if (!rdev)
+		return -ENODEV;
+	mrd = &rdev->mrd;
+	imr = rds_ib_mr_map(rdev, mr);
+	if (IS_ERR(imr)) {
+		rds_ib_device_put(rdev);
+		return PTR_ERR(imr);
+	}
+	rds_ib_mr_reg_wr(imr, &wr);
+	wr.wr.wr_cqe = &imr->cqe;
+	imr->cqe.done = rds_ib_reg_done;
+
+	down_read(&mrd->qp_sem);
+	if (!mrd->qp) {
+		ret = -EIO;
+	} else {
+		if (unlikely(READ_ONCE(rds_ib_reg_fault)) &&
+		    xchg(&rds_ib_reg_fault, false))
+			rds_ib_reg_inject_fault(mrd);
+		ret = rds_ib_reg_post(mrd, &wr.wr);
+		if (!ret) {
+			wait_for_completion(&imr->done);
+			ret = imr->status == IB_WC_SUCCESS ? 0 : -EIO;
+		}
+	}
+	up_read(&mrd->qp_sem);
+	if (ret) {
+		/* Its state is unknown: deregister it, never reuse it. */
+		mr->tp = NULL;
+		rds_ib_mr_drop(imr);
+		rds_ib_device_put(rdev);
+		return ret;
+	}
 	rds_ib_device_put(rdev);
-	return ret;
+	imr->state = RDS_IB_MR_VALID;
+	rds_ib_stat_inc(RDS_IB_STAT_MR_REG);
+	return 0;
+}
+
+/**
+ * rds_ib_mr_prepare() - map pages for a registration the message posts
+ * @net: namespace of the socket
+ * @laddr: the address the socket is bound to: its device registers
+ * @mr: the core's MR: pages, nr_pages, offset, len set
+ *
+ * As rds_ib_mr_reg(), but the REG_MR is left to rds_ib_mr_chain(), which
+ * the transmit path calls before the first SEND of the message carrying
+ * the cookie: on one QP the HCA runs it first, and nothing waits for it.
+ *
+ * Context: process context, may sleep.
+ * Return: as rds_ib_mr_reg().
+ */
+int rds_ib_mr_prepare(struct net *net, __be32 laddr, struct rds_mr *mr)
+{
+	struct rds_ib_device *rdev = rds_ib_device_for_addr(net, laddr);
+	struct rds_ib_mr *imr;
+
+	if (!rdev)
+		return -ENODEV;
+	imr = rds_ib_mr_map(rdev, mr);
+	rds_ib_device_put(rdev);
+	if (IS_ERR(imr))
+		return PTR_ERR(imr);
+	imr->state = RDS_IB_MR_IDLE;
+	return 0;
+}
+
+/**
+ * rds_ib_mr_chain() - the REG_MR a message must post before its SENDs
+ * @mr: the message's reg_mr
+ * @rdev: the device of the connection's QP
+ * @wr: filled in when the function returns true; the caller sets wr_cqe
+ *
+ * Once per registration: a registration already posted, or one on
+ * another device (it cannot be posted there; the peer's RDMA with the
+ * cookie then fails), needs nothing.  When it returns true the
+ * registration counts as posted: the caller posts @wr and reports its
+ * completion with rds_ib_mr_chain_done(), or calls rds_ib_mr_unchain()
+ * if the post failed.
+ *
+ * Context: the connection's transmit path, which runs one at a time.
+ * Return: true if @wr must be posted.
+ */
+bool rds_ib_mr_chain(struct rds_mr *mr, struct rds_ib_device *rdev,
+		     struct ib_reg_wr *wr)
+{
+	struct rds_ib_mr *imr = mr->tp;
+
+	if (!imr || imr->state != RDS_IB_MR_IDLE || imr->rdev != rdev ||
+	    !imr->mr)
+		return false;
+	rds_ib_mr_reg_wr(imr, wr);
+	/* Before the post: its completion may run at once. */
+	imr->state = RDS_IB_MR_POSTED;
+	rds_ib_stat_inc(RDS_IB_STAT_MR_REG_CHAINED);
+	return true;
+}
+
+/**
+ * rds_ib_mr_unchain() - the REG_MR from rds_ib_mr_chain() was not posted
+ * @mr: the message's reg_mr
+ */
+void rds_ib_mr_unchain(struct rds_mr *mr)
+{
+	struct rds_ib_mr *imr = mr->tp;
+
+	imr->state = RDS_IB_MR_IDLE;
+}
+
+/**
+ * rds_ib_mr_chain_done() - a chained REG_MR completed
+ * @mr: the message's reg_mr, still referenced by the message
+ * @status: its completion status
+ *
+ * A failed or flushed one leaves the MR's key in an unknown state: it is
+ * not posted again (a REG_MR on a valid MR would fail and break the next
+ * QP too), and its release deregisters it unless its LOCAL_INV succeeds.
+ *
+ * Context: send completion (softirq).
+ */
+void rds_ib_mr_chain_done(struct rds_mr *mr, enum ib_wc_status status)
+{
+	struct rds_ib_mr *imr = mr->tp;
+
+	imr->state = status == IB_WC_SUCCESS ? RDS_IB_MR_VALID :
+					       RDS_IB_MR_DIRTY;
+	if (status == IB_WC_SUCCESS)
+		rds_ib_stat_inc(RDS_IB_STAT_MR_REG);
 }
 
 /*
@@ -453,6 +609,13 @@ void rds_ib_mr_dereg(struct rds_mr *mr)
 	/* Device removal waits for qp_sem: the MR and the PD stay. */
 	down_read(&mrd->qp_sem);
 	spin_lock_bh(&mrd->lock);
+	if (imr->state == RDS_IB_MR_IDLE && imr->mr && !mrd->dead) {
+		/* Never posted: its key never reached the HCA. */
+		spin_unlock_bh(&mrd->lock);
+		rds_ib_mr_finish(imr, false, true);
+		up_read(&mrd->qp_sem);
+		return;
+	}
 	post = imr->mr && mrd->qp && !mrd->dead;
 	if (post) {
 		mrd->nr_releasing++;

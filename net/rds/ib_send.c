@@ -97,6 +97,10 @@ static void rds_ib_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct rds_ib_send_slot *slot =
 		container_of(wc->wr_cqe, struct rds_ib_send_slot, cqe);
 
+	if (slot->reg) {
+		rds_ib_mr_chain_done(slot->msg->reg_mr, wc->status);
+		slot->reg = false;
+	}
 	if (slot->msg->op)
 		rds_ib_send_op_done(slot, wc->status);
 	rds_ib_send_unmap(ic, slot);
@@ -287,6 +291,43 @@ static int rds_ib_xmit_rdma(struct rds_ib_conn *ic, struct rds_msg *m)
 	return 0;
 }
 
+/*
+ * Post the REG_MR of the MR whose cookie @m carries (RDS_CMSG_RDMA_MAP),
+ * unless it is registered already: on this QP it runs before the SENDs
+ * that tell the peer the cookie.  Return: 0, -EAGAIN when the ring is
+ * full, another negative errno to drop.
+ */
+static int rds_ib_xmit_reg(struct rds_ib_conn *ic, struct rds_msg *m)
+{
+	unsigned int i = ic->send_head;
+	struct rds_ib_send_slot *slot = &ic->send_slots[i];
+	struct ib_reg_wr wr;
+	int ret;
+
+	if (!rds_ib_send_slot_get(ic)) {
+		rds_ib_stat_inc(RDS_IB_STAT_TX_RING_FULL);
+		return -EAGAIN;
+	}
+	if (!rds_ib_mr_chain(m->reg_mr, ic->rdev, &wr)) {
+		atomic_inc(&ic->send_free);
+		return 0;
+	}
+	wr.wr.wr_cqe = &slot->cqe;
+	wr.wr.send_flags = IB_SEND_SIGNALED;
+	slot->msg = rds_msg_get(m);
+	slot->reg = true;
+	ret = ib_post_send(ic->qp, &wr.wr, NULL);
+	if (ret) {
+		rds_ib_mr_unchain(m->reg_mr);
+		slot->reg = false;
+		rds_ib_send_unmap(ic, slot);
+		atomic_inc(&ic->send_free);
+		return ret;
+	}
+	ic->send_head = (i + 1) % ic->send_nr;
+	return 0;
+}
+
 /**
  * rds_ib_xmit() - post the fragments of a message
  * @conn: the connection, up
@@ -308,6 +349,11 @@ int rds_ib_xmit(struct rds_conn *conn, struct rds_msg *m, unsigned int *frag)
 	int ret = 0;
 	u8 credit;
 
+	if (m->reg_mr && *frag == 0) {
+		ret = rds_ib_xmit_reg(ic, m);
+		if (ret)
+			return ret;
+	}
 	if (m->op && *frag == 0) {
 		ret = rds_ib_xmit_rdma(ic, m);
 		if (ret)

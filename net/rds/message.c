@@ -134,6 +134,8 @@ void rds_msg_put(struct rds_msg *m)
 	WARN_ON_ONCE(m->rs);	/* still charged to a socket */
 	if (m->op)
 		rds_rdma_op_free(m->op);
+	if (m->reg_mr)
+		rds_mr_put(m->reg_mr);
 	for (i = 0; i < m->nr_pages; i++)
 		__free_page(m->pages[i]);
 	kfree(m);

@@ -24,6 +24,7 @@
 /* Bytes of extension header every message carries (wire section 4.5). */
 #define RDS_HDR_EXT_SPACE	16
 
+struct rds_mr;
 struct rds_rdma_op;
 struct rds_sock;
 
@@ -45,6 +46,12 @@ struct rds_msg {
 	u8		flags;		/* RDS_FLAG_* */
 	u8		exthdr[RDS_HDR_EXT_SPACE];
 	struct rds_rdma_op *op;		/* RDS_CMSG_RDMA_ARGS, freed with it */
+	/*
+	 * RDS_CMSG_RDMA_MAP: the MR whose cookie the message carries,
+	 * referenced; a transport that deferred its registration posts it
+	 * before the message's first SEND.
+	 */
+	struct rds_mr	*reg_mr;
 	/*
 	 * Only a silent RDMA operation, no payload: no SEND goes out, and
 	 * the sequence number becomes a gap (wire 8.4).

@@ -250,7 +250,8 @@ static struct rds_mr *rds_mr_take(struct rds_sock *rs, u32 rkey)
  * one reference, not yet in the tree; or an errno (see rds_rdma_get_mr).
  */
 static struct rds_mr *rds_mr_create(struct rds_sock *rs,
-				    const struct rds_iovec *vec, u64 flags)
+				    const struct rds_iovec *vec, u64 flags,
+				    bool defer)
 {
 	const struct rds_transport *trans;
 	struct rds_mr *mr;
@@ -296,7 +297,10 @@ static struct rds_mr *rds_mr_create(struct rds_sock *rs,
 	mr->mm = current->mm;
 	mmgrab(mr->mm);
 
-	ret = trans->mr_reg(sock_net(&rs->sk), laddr, mr);
+	if (defer && trans->mr_prepare)
+		ret = trans->mr_prepare(sock_net(&rs->sk), laddr, mr);
+	else
+		ret = trans->mr_reg(sock_net(&rs->sk), laddr, mr);
 	if (ret)
 		goto out_uncharge;
 	sock_hold(&rs->sk);
@@ -318,12 +322,16 @@ out_free:
 
 /*
  * Register @vec, store its cookie at @cookie_addr (if not 0) and file it
- * under the socket.  Return: 0 with *@cookie set, or a negative errno.
+ * under the socket.  With @keep (RDS_CMSG_RDMA_MAP), the transport may
+ * defer the registration to the message that carries the cookie, which
+ * gets a reference in *@keep.  Return: 0 with *@cookie set, or a
+ * negative errno.
  */
 static int rds_mr_map(struct rds_sock *rs, const struct rds_iovec *vec,
-		      u64 cookie_addr, u64 flags, u64 *cookie)
+		      u64 cookie_addr, u64 flags, u64 *cookie,
+		      struct rds_mr **keep)
 {
-	struct rds_mr *mr = rds_mr_create(rs, vec, flags);
+	struct rds_mr *mr = rds_mr_create(rs, vec, flags, keep != NULL);
 	u32 rkey;
 	int ret;
 
@@ -331,10 +339,14 @@ static int rds_mr_map(struct rds_sock *rs, const struct rds_iovec *vec,
 		return PTR_ERR(mr);
 	rkey = mr->rkey;
 	*cookie = rds_rdma_cookie(rkey, mr->offset);
+	if (keep) {
+		refcount_inc(&mr->refs);
+		*keep = mr;
+	}
 	ret = rds_mr_insert(rs, mr);
 	if (ret) {
 		rds_mr_put(mr);
-		return ret;
+		goto out_keep;
 	}
 	/*
 	 * From here on a concurrent RDS_FREE_MR or USE_ONCE release may
@@ -345,9 +357,17 @@ static int rds_mr_map(struct rds_sock *rs, const struct rds_iovec *vec,
 		mr = rds_mr_take(rs, rkey);
 		if (mr)
 			rds_mr_put(mr);
-		return -EFAULT;
+		ret = -EFAULT;
+		goto out_keep;
 	}
 	return 0;
+
+out_keep:
+	if (keep) {
+		rds_mr_put(*keep);
+		*keep = NULL;
+	}
+	return ret;
 }
 
 /**
@@ -378,9 +398,10 @@ int rds_rdma_get_mr(struct rds_sock *rs, const void *args, size_t argsize)
 		if (d->dest_addr.ss_family != AF_INET)
 			return -EINVAL;
 		return rds_mr_map(rs, &d->vec, d->cookie_addr, d->flags,
-				  &cookie);
+				  &cookie, NULL);
 	}
-	return rds_mr_map(rs, &a->vec, a->cookie_addr, a->flags, &cookie);
+	return rds_mr_map(rs, &a->vec, a->cookie_addr, a->flags, &cookie,
+			  NULL);
 }
 
 /**
@@ -754,8 +775,9 @@ int rds_rdma_cmsg_type(int type)
  *
  * At most one of each; RDMA_MAP with RDMA_DEST, or an operation with
  * either, is a conflict (one message carries one extension).  The cookie
- * of RDMA_MAP is stored before the send goes on and stays registered if
- * the send then fails, as in the distribution's RDS.
+ * of RDMA_MAP is stored before the send goes on and stays with the socket
+ * if the send then fails, as in the distribution's RDS; the message holds
+ * the MR (m->reg_mr), so a transport may register it on its way out.
  *
  * Return: 0, or -EINVAL for a malformed or conflicting control message,
  * an unknown cookie or mismatched lengths, -EOPNOTSUPP for atomics and
@@ -831,7 +853,8 @@ int rds_rdma_cmsgs(struct rds_sock *rs, struct msghdr *msg, struct rds_msg *m,
 		int ret;
 
 		memcpy(&a, map, sizeof(a));
-		ret = rds_mr_map(rs, &a.vec, a.cookie_addr, a.flags, &cookie);
+		ret = rds_mr_map(rs, &a.vec, a.cookie_addr, a.flags, &cookie,
+				 &m->reg_mr);
 		if (ret)
 			return ret;
 	}

@@ -100,6 +100,13 @@ struct rds_transport {
 	 */
 	int (*mr_reg)(struct net *net, __be32 laddr, struct rds_mr *mr);
 	void (*mr_dereg)(struct rds_mr *mr);
+	/*
+	 * @mr_prepare (optional): as @mr_reg, for RDS_CMSG_RDMA_MAP, but the
+	 *	registration may be left to @xmit: it posts it on the
+	 *	connection's QP before the first SEND of the message whose
+	 *	reg_mr is @mr, so nothing waits for it.  Process context.
+	 */
+	int (*mr_prepare)(struct net *net, __be32 laddr, struct rds_mr *mr);
 };
 
 int rds_zc_transport_register(struct rds_transport *t);

@@ -945,9 +945,18 @@ static void rdma_write_map(int owner)
 		.off = 3000, .len = 12345,
 	};
 	struct pair p;
+	long long chained = 0;
 
 	pair_start(&p, owner);
+	if (p.owner && !distro(node))
+		chained = rds_counter(p.fd, "ib_mr_reg_chained");
 	rdma_cycle(&p, &op, 1);
+	/*
+	 * Our module posts a MAP's REG_MR in front of the request's SEND on
+	 * the connection's QP instead of waiting for it in sendmsg().
+	 */
+	if (p.owner && !distro(node))
+		EXPECT_EQ(rds_counter(p.fd, "ib_mr_reg_chained") - chained, 1);
 	pair_end(&p);
 }
 
