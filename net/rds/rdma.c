@@ -331,7 +331,7 @@ static int rds_mr_map(struct rds_sock *rs, const struct rds_iovec *vec,
 		      u64 cookie_addr, u64 flags, u64 *cookie,
 		      struct rds_mr **keep)
 {
-	struct rds_mr *mr = rds_mr_create(rs, vec, flags, keep != NULL);
+	struct rds_mr *mr = rds_mr_create(rs, vec, flags, !!keep);
 	u32 rkey;
 	int ret;
 
