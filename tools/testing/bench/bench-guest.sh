@@ -125,7 +125,7 @@ run_rds() {
 	else
 		out=$RESULTS/run-$k-$set.txt
 		meet "run-$k" 300
-		"$bench" client -a "$RDS_ADDR" -s "$RDS_PEER_ADDR" -T "$secs" \
+		"$bench" client -a "$RDS_ADDR" -s "$RDS_PEER_ADDR" -T "$secs" -t 15 \
 			--tag "modules=$set run=$k" > "$out" 2>&1
 		rc=$?
 		sed 's/^/# /' "$out"
@@ -171,8 +171,10 @@ n=0
 # perftest FIGURE SIZE DEPTH PROG ARGS...: one perftest measurement, up
 # to 3 attempts.  perftest times with the TSC, calibrated at start against
 # gettimeofday(); under TCG the calibration sometimes fails (it prints
-# "Correlation coefficient r^2 < 0.9" and a bandwidth of 0.00): such a run
-# is made again, and so is one whose client found no listener yet.
+# "Correlation coefficient r^2 < 0.9" and a bandwidth of 0.00 for a
+# non-zero count): such a run is made again, and so is one that printed no
+# result (its client found no listener).  A run that moved nothing (0
+# iterations: the RDMA failed) is not.
 perftest() {
 	local fig=$1 size=$2 depth=$3 prog=$4 a out srv port verdict line
 	shift 4
@@ -196,10 +198,13 @@ perftest() {
 			timeout 120 "$prog" -R -F -d rxe0 -p "$port" "$@" "$RDS_PEER_ADDR" > "$out.client" 2>&1
 			line=$(awk -v s="$size" '$1 == s && NF >= 4 { print; exit }' "$out.client")
 			verdict=retry
-			case $prog in
-			*_lat) [ -n "$line" ] && verdict=ok ;;
-			*) [ -n "$line" ] && awk '{ exit !($4 > 0) }' <<< "$line" && verdict=ok ;;
-			esac
+			if [ -z "$line" ]; then
+				verdict=retry
+			elif [[ $prog == *_lat ]]; then
+				verdict=ok
+			else
+				verdict=$(awk '{ print $2 == 0 ? "failed" : $4 > 0 ? "ok" : "retry" }' <<< "$line")
+			fi
 			echo "$verdict" > "$RESULTS/verbs/$n-$a.verdict"
 			meet "v$n-$a-done" 300
 			if [ "$verdict" = ok ]; then
@@ -220,11 +225,18 @@ perftest() {
 				emit ok "$prog $* (attempt $a)"
 				return 0
 			fi
-			echo "# $prog $* attempt $a: $(tail -n 3 "$out.client" | tr '\n' ' ')"
+			echo "# $prog $* attempt $a: $verdict: $(tail -n 3 "$out.client" | tr '\n' ' ')"
 		fi
 		[ "$verdict" = ok ] && return 0
+		[ "$verdict" = failed ] && break
 	done
-	[ "$RDS_NODE" = 1 ] || emit "not ok" "$prog $* # no result in 3 attempts"
+	[ "$RDS_NODE" = 1 ] && return 0
+	if [ "$verdict" = failed ]; then
+		echo "RESULT name=$fig size=$size inflight=$depth value=error unit=MiB/s reason=\"0 iterations: the RDMA failed\""
+		emit "not ok" "$prog $* # it moved nothing: the RDMA failed"
+	else
+		emit "not ok" "$prog $* # no result in $a attempts"
+	fi
 }
 
 for ((round = 1; round <= ${1:-1}; round++)); do

@@ -224,9 +224,14 @@ def kernel_log_notes(res):
     for path in sorted(glob.glob(os.path.join(res, "*.log"))):
         phase = os.path.basename(path)[:-4]
         with open(path, errors="replace") as f:
-            for line in f:
-                if line.startswith("not ok - "):
-                    notes.append(f"{phase}: {line[9:].strip()}")
+            lines = f.readlines()
+        for i, line in enumerate(lines):
+            if not line.startswith("not ok - "):
+                continue
+            notes.append(f"{phase}: {line[9:].strip()}")
+            # vm-run.sh prints what it found in the kernel log below
+            if i + 1 < len(lines) and lines[i + 1].startswith("#   "):
+                notes.append("    " + lines[i + 1][4:].strip()[:160])
     return notes
 
 

@@ -93,10 +93,11 @@ fi
 kdir=$(ls -d /usr/src/linux-headers-"$kernel".*-amd64 2>/dev/null | grep -v -- -rt- | sort -V | tail -n 1)
 [ -n "$kdir" ] || { say "no $kernel headers: run 'make deps'"; exit 1; }
 say "building the modules for $(basename "$kdir") and rds-zc-bench"
-"$top/tools/testing/build-modules.sh" "$kdir" > /dev/null ||
-	{ say "building the modules failed"; exit 1; }
-make -s -C "$top/tools/rds-zc-bench" > /dev/null ||
-	{ say "building rds-zc-bench failed"; exit 1; }
+mkdir -p "$top/build/bench"
+"$top/tools/testing/build-modules.sh" "$kdir" > "$top/build/bench/build.log" 2>&1 ||
+	{ say "building the modules failed: see build/bench/build.log"; exit 1; }
+make -s -C "$top/tools/rds-zc-bench" >> "$top/build/bench/build.log" 2>&1 ||
+	{ say "building rds-zc-bench failed: see build/bench/build.log"; exit 1; }
 
 [ -n "$out" ] || out=$top/build/bench/$(date +%Y%m%d-%H%M%S)
 out=$(realpath -m "$out")
