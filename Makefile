@@ -13,6 +13,11 @@
 #                     lockdep, kmemleak, KFENCE and UBSAN (most of an hour)
 #   make check-debug  the selftests in a guest booting that kernel; fails
 #                     on any sanitizer report (not part of "make check")
+#   make bench        our modules against the distribution's and raw verbs,
+#                     in qemu guests: table, CSV and chart in build/bench/
+#                     (about 25 minutes; BENCH_ARGS="--rounds 1" is quicker;
+#                     not part of "make check")
+#   make tools        the benchmark tool, tools/rds-zc-bench/rds-zc-bench
 #   make clean
 
 SHELL := /bin/bash
@@ -33,7 +38,7 @@ krelease = $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' $(1)/include/generated
 SELFTESTS := tools/testing/selftests/net/rds
 
 .PHONY: all modules modules-all deps demo check debug-kernel check-debug \
-	selftests clean help
+	selftests tools bench clean help
 
 all: modules
 
@@ -54,6 +59,12 @@ deps:
 selftests:
 	@$(MAKE) -s -C $(SELFTESTS)
 
+tools:
+	@$(MAKE) -s -C tools/rds-zc-bench
+
+bench:
+	@$(TOP)/tools/testing/bench/bench.sh $(BENCH_ARGS)
+
 demo:
 	@$(TOP)/tools/testing/demo.sh
 
@@ -69,6 +80,7 @@ check-debug:
 clean:
 	rm -rf $(TOP)/build
 	@$(MAKE) -s -C $(SELFTESTS) clean 2>/dev/null || true
+	@$(MAKE) -s -C tools/rds-zc-bench clean 2>/dev/null || true
 
 help:
-	@echo "targets: all modules modules-all deps demo check debug-kernel check-debug selftests clean"
+	@echo "targets: all modules modules-all deps demo check debug-kernel check-debug selftests tools bench clean"

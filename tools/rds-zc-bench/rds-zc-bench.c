@@ -135,6 +135,7 @@ enum {
 	C_SINK,		/* T_SINK messages read */
 	C_SINK_BYTES,
 	C_BAD_STATUS,	/* the last status other than success */
+	C_STALE,	/* notifications of RDMAs sent before the RESET */
 	C_COUNT,
 };
 
@@ -384,8 +385,8 @@ struct rx {
 	struct sockaddr_in from;
 	int ndest;
 	uint64_t cookie;	/* of RDS_CMSG_RDMA_DEST */
-	int note_ok, note_bad;
-	struct rds_rdma_notify bad[NOTE_BATCH];	/* the failed ones */
+	int nnote;		/* RDS_CMSG_RDMA_STATUS notifications */
+	struct rds_rdma_notify note[NOTE_BATCH];
 };
 
 static long recv_rx(int fd, void *buf, size_t len, int flags, struct rx *rx)
@@ -421,10 +422,8 @@ static long recv_rx(int fd, void *buf, size_t len, int flags, struct rx *rx)
 		} else if (c->cmsg_type == RDS_CMSG_RDMA_STATUS &&
 			   c->cmsg_len >= CMSG_LEN(sizeof(note))) {
 			memcpy(&note, CMSG_DATA(c), sizeof(note));
-			if (note.status == RDS_RDMA_SUCCESS)
-				rx->note_ok++;
-			else if (rx->note_bad < NOTE_BATCH)
-				rx->bad[rx->note_bad++] = note;
+			if (rx->nnote < NOTE_BATCH)
+				rx->note[rx->nnote++] = note;
 		}
 	}
 	return ret;
@@ -443,6 +442,13 @@ static unsigned char *srv_buf;		/* received messages */
 static unsigned char *srv_rdma;		/* the server's side of every RDMA */
 static uint64_t srv_c[C_COUNT];
 static struct sockaddr_in srv_peer[MAX_SLOTS];	/* who asked, by slot */
+static uint64_t srv_epoch;			/* RESETs so far, 16 bits */
+
+/* An RDMA's user_token: the epoch, the request's sequence, its slot. */
+static uint64_t token_of(uint64_t seq, uint32_t slot)
+{
+	return srv_epoch << 48 | (seq & ((1ULL << 40) - 1)) << 8 | (slot & 0xff);
+}
 
 static void srv_reply(int fd, const struct sockaddr_in *to, int type,
 		      uint64_t seq)
@@ -474,7 +480,7 @@ static void srv_rdma_op(int fd, const struct bench_msg *req,
 		.nr_local = 1,
 		.flags = RDS_RDMA_NOTIFY_ME |
 			 (req->type == T_RDMA_WRITE ? RDS_RDMA_READWRITE : 0),
-		.user_token = req->seq << 8 | (req->slot & 0xff),
+		.user_token = token_of(req->seq, req->slot),
 	};
 	int err = 0;
 
@@ -504,16 +510,26 @@ static void srv_rdma_op(int fd, const struct bench_msg *req,
 }
 
 /*
- * An RDMA failed: its ACK will never come (RDS delivers both or neither),
- * so tell the client at once, the status in the cookie field.
+ * A notification.  One of an RDMA sent before the last RESET belongs to a
+ * point that is over (it failed, or its notifications came late): it is
+ * counted apart.  If an RDMA failed, its ACK will never come (RDS delivers
+ * both or neither): tell the client at once, the status in the cookie.
  */
-static void srv_note_failed(int fd, const struct rds_rdma_notify *note)
+static void srv_note(int fd, const struct rds_rdma_notify *note)
 {
 	struct bench_msg m;
 	struct sockaddr_in to;
 	uint32_t slot = note->user_token & 0xff;
-	uint64_t seq = note->user_token >> 8;
+	uint64_t seq = (note->user_token >> 8) & ((1ULL << 40) - 1);
 
+	if (note->user_token >> 48 != srv_epoch) {
+		srv_c[C_STALE]++;
+		return;
+	}
+	if (note->status == RDS_RDMA_SUCCESS) {
+		srv_c[C_NOTE_OK]++;
+		return;
+	}
 	srv_c[C_NOTE_BAD]++;
 	srv_c[C_BAD_STATUS] = note->status;
 	fprintf(stderr, "rds-zc-bench server: RDMA %llu failed, status %d\n",
@@ -563,10 +579,9 @@ static int run_server(void)
 			die("server: recvmsg: %s", errname(errno));
 		if (n >= 0)
 			last = now();
-		srv_c[C_NOTE_OK] += rx.note_ok;
-		for (i = 0; i < rx.note_bad; i++) {
-			srv_note_failed(fd, &rx.bad[i]);
-			bad = 1;
+		for (i = 0; i < rx.nnote; i++) {
+			bad |= rx.note[i].status != RDS_RDMA_SUCCESS;
+			srv_note(fd, &rx.note[i]);
 		}
 		if (n > 0 && valid_msg(srv_buf, n)) {
 			switch (m->type) {
@@ -587,6 +602,7 @@ static int run_server(void)
 				break;
 			case T_RESET:
 				memset(srv_c, 0, sizeof(srv_c));
+				srv_epoch = (srv_epoch + 1) & 0xffff;
 				srv_reply(fd, &rx.from, T_RESET_DONE, m->seq);
 				break;
 			case T_STATS:
@@ -662,9 +678,10 @@ static int unsupported_err(int err)
  * Wait for the answer of type @type and sequence @seq on fd, into buf;
  * other messages are dropped.  Its length, or -1 (errno; see timed_out()).
  */
-static long wait_answer(int fd, void *buf, size_t len, int type, uint64_t seq)
+static long wait_answer(int fd, void *buf, size_t len, int type, uint64_t seq,
+			int secs)
 {
-	double deadline = now() + opt.timeout;
+	double deadline = now() + secs;
 	struct rx rx;
 	long n;
 
@@ -680,13 +697,20 @@ static long wait_answer(int fd, void *buf, size_t len, int type, uint64_t seq)
 	return -1;
 }
 
-/* A request answered by the server, on fd: 0, or -1 with errno. */
+/*
+ * A request answered by the server, on fd: 0, or -1 with errno.  Waits
+ * --timeout seconds, or at least a minute for the RESET that starts a
+ * point: after a failed RDMA, RDS may be setting up its connection again.
+ */
 static int ask(int fd, int type, int answer, uint64_t seq, void *reply,
 	       size_t len)
 {
+	int secs = opt.timeout, ret;
 	struct bench_msg m;
 	struct stats_msg tmp;
 
+	if (type == T_RESET && secs < 60)
+		secs = 60;
 	msg_init(&m, type, seq);
 	if (send_plain(fd, &opt.server, &m, sizeof(m)) < 0)
 		return -1;
@@ -694,7 +718,10 @@ static int ask(int fd, int type, int answer, uint64_t seq, void *reply,
 		reply = &tmp;
 		len = sizeof(tmp);
 	}
-	return wait_answer(fd, reply, len, answer, seq) < 0 ? -1 : 0;
+	set_timeouts(fd, secs);
+	ret = wait_answer(fd, reply, len, answer, seq, secs) < 0 ? -1 : 0;
+	set_timeouts(fd, opt.timeout);
+	return ret;
 }
 
 /*
@@ -721,7 +748,7 @@ static int reach_server(int wait_s)
 			usleep(200000);
 			continue;
 		}
-		if (wait_answer(fd, &m, sizeof(m), T_PONG, seq) >= 0) {
+		if (wait_answer(fd, &m, sizeof(m), T_PONG, seq, 1) >= 0) {
 			ret = 0;
 			break;
 		}
@@ -911,21 +938,24 @@ static void rdma_point(int write, int key, unsigned int size, int inflight)
 		goto out;
 	}
 
-	/* one round of every slot first, not counted */
-	for (i = 0; i < inflight; i++)
-		if (rdma_issue(p, i))
+	/*
+	 * Fill every slot.  The clock starts at the first ACK, with the
+	 * pipeline full (that operation, the warm-up, is not counted), and
+	 * stops when the last operation in flight is back: the count is of
+	 * the ACKs in between.
+	 */
+	for (busy = 0; busy < inflight; busy++)
+		if (rdma_issue(p, busy))
 			goto out;
-	for (i = 0; i < inflight; i++)
-		if (rdma_complete(p) < 0)
-			goto out;
-
+	k = rdma_complete(p);
+	if (k < 0)
+		goto out;
 	goal = opt.max_ops ? opt.max_ops : LONG_MAX;
 	t0 = now();
 	deadline = t0 + opt.secs;
-	for (started = 0, busy = 0; busy < inflight && started < goal;
-	     started++, busy++)
-		if (rdma_issue(p, busy))
-			goto out;
+	if (rdma_issue(p, k))
+		goto out;
+	started = 1;
 	while (busy) {
 		k = rdma_complete(p);
 		if (k < 0)
@@ -1120,7 +1150,8 @@ static void dgram_rtt(void)
 			snprintf(why, sizeof(why), "sendmsg: %s", errname(errno));
 			goto fail;
 		}
-		if (wait_answer(fd, buf, sizeof(buf), T_PONG, seq) < 0) {
+		if (wait_answer(fd, buf, sizeof(buf), T_PONG, seq,
+				opt.timeout) < 0) {
 			snprintf(why, sizeof(why), timed_out(errno) ?
 				 "no answer in time" : "recvmsg failed");
 			goto fail;

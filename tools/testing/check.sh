@@ -6,8 +6,9 @@
 #   1. builds for Debian's 6.1 and 6.12 kernels with W=1: no warning
 #   2. sparse (C=2) on both: no warning
 #   3. checkpatch.pl --strict on every C file and header: clean
-#   4. the selftests build with -Werror; the ABI check and the bench's own
-#      tests (its kernel-log scanner and judge) run on the host
+#   4. the selftests, the demo and tools/rds-zc-bench build with -Werror;
+#      the ABI check and the bench's own tests (its kernel-log scanner and
+#      judge) run on the host
 #   5. the selftests in qemu guests: our modules and the distribution's rds,
 #      each on 6.1 and 6.12 (the same tests must pass on both); and the
 #      two-guest tests (run_remote.sh) on 6.1 for each pairing of module
@@ -135,6 +136,9 @@ st_dir=tools/testing/selftests/net/rds
 log=$logs/selftests-build.log
 make -C "$st_dir" > "$log" 2>&1 && make -C tools/testing/demo >> "$log" 2>&1
 result $? "selftests and demo build with -Werror" "$log"
+log=$logs/tools-build.log
+make -C tools/rds-zc-bench -B > "$log" 2>&1 && tools/rds-zc-bench/rds-zc-bench --help >> "$log" 2>&1
+result $? "rds-zc-bench builds with -Werror and answers --help" "$log"
 
 run_tap() {	# run_tap PREFIX COMMAND...: count a TAP stream's results
 	local line log=$logs/$1.log

@@ -1,0 +1,272 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench-guest.sh - the guest half of "make bench" (tools/testing/bench/
+# bench.sh), run in both guests of a two-guest tools/testing/vm/vm-run.sh:
+#
+#   bench-guest.sh rds SECS SET...
+#	one rds-zc-bench run per SET (ours or distro), in that order:
+#	node 1 runs the server, node 2 the client with -T SECS.  Between
+#	two runs of different sets both guests unload the RDS modules they
+#	hold and load the other set (the two register PF_RDS, so a guest
+#	holds one at a time); the first SET must be the one vm-run.sh
+#	loaded (--modules).  If a swap fails, the runs left are not made
+#	and the host runs them in a fresh boot.
+#   bench-guest.sh verbs SECS [ROUNDS]
+#	the raw-verbs ceiling with Debian's perftest over the same rxe link:
+#	ib_write_bw and ib_read_bw (-R, rdma_cm) for each size and depth of
+#	the RDMA figures, ib_write_lat for 64 bytes; node 1 serves, node 2
+#	connects.  Prints the same RESULT lines as rds-zc-bench (raw_write,
+#	raw_read, raw_rtt_p50, raw_rtt_p99), ROUNDS times (default 1).
+#
+# The client's output of run K goes to $RESULTS/run-K-SET.txt (node 2),
+# the server's to $RESULTS/server-K-SET.txt (node 1); perftest's to
+# $RESULTS/verbs/.  Prints TAP: one result per run and per swap; a run
+# is "ok" when the program ran to its end, whatever its points measured
+# (failed points are in its RESULT lines and in the host's table).
+#
+# Environment (from vm-run.sh): RDS_NODE, RDS_NODES, RDS_ADDR,
+# RDS_PEER_ADDR, RDS_MODULES, RDS_MODULE_DIR, RDS_VM_TOOLS, RDS_REPO,
+# RESULTS.
+
+set -u
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/../../.." && pwd)
+bench=$repo/tools/rds-zc-bench/rds-zc-bench
+barrier=$RDS_VM_TOOLS/guest-barrier.sh
+peer_results=$(dirname "$RESULTS")/guest$((3 - RDS_NODE))
+
+total=0
+failed=0
+emit() {	# ok|"not ok" DESCRIPTION
+	total=$((total + 1))
+	echo "$1 $total - $2"
+	[ "$1" = ok ] || failed=$((failed + 1))
+}
+
+finish() {
+	echo "1..$total"
+	[ "$failed" -eq 0 ]
+	exit
+}
+
+# meet NAME [SECS]: both guests reach NAME (guest-barrier.sh, names once).
+meet() {
+	"$barrier" "bench-$1" "${2:-300}"
+}
+
+# wait_file FILE PATTERN SECS: until FILE has a line matching PATTERN.
+wait_file() {
+	local i
+
+	for ((i = 0; i < $3 * 5; i++)); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+if [ "${RDS_NODES:-0}" != 2 ] || [ -z "${RDS_PEER_ADDR:-}" ]; then
+	echo "1..0 # SKIP the benchmark needs vm-run.sh --guests 2"
+	exit 0
+fi
+[ -x "$bench" ] || { echo "Bail out! $bench not built (make -C tools/rds-zc-bench)"; exit 1; }
+
+mode=${1:-}
+secs=${2:-2}
+shift 2 2>/dev/null || { echo "Bail out! usage: bench-guest.sh rds|verbs SECS [SET...]"; exit 2; }
+
+# Messages of 1 MiB need socket buffers over twice that size.
+sysctl -q -w net.core.wmem_max=67108864 net.core.rmem_max=67108864
+
+echo "# bench-guest.sh $mode on node $RDS_NODE ($RDS_ADDR), peer $RDS_PEER_ADDR, kernel $(uname -r), $(nproc) CPU(s)"
+
+# ------------------------------------------------------------------ rds
+# shellcheck source=../selftests/net/rds/rds_modules.sh
+. "$repo/tools/testing/selftests/net/rds/rds_modules.sh"
+
+# swap K FROM TO: both guests unload FROM and load TO; 0 when both did.
+swap() {
+	local k=$1 out st=ok
+
+	meet "swap-$k-start" 600 || return 1
+	out=$(RDS_MODULES=$2 rds_modules_unload 2>&1 &&
+	      RDS_MODULES=$3 RDS_MODULE_DIR=$RDS_MODULE_DIR rds_modules_load 2>&1) || st=failed
+	[ -z "$out" ] || echo "# $out"
+	echo "$st" > "$RESULTS/swap-$k"
+	meet "swap-$k-done" 120 || return 1
+	[ "$st" = ok ] && [ "$(cat "$peer_results/swap-$k" 2>/dev/null)" = ok ]
+}
+
+# run K SET: one rds-zc-bench run, server on node 1, client on node 2.
+run_rds() {
+	local k=$1 set=$2 srv rc out
+
+	if [ "$RDS_NODE" = 1 ]; then
+		out=$RESULTS/server-$k-$set.txt
+		# --idle: gone by itself if the client dies without its BYE
+		"$bench" server -a "$RDS_ADDR" --once --idle 300 > "$out" 2>&1 &
+		srv=$!
+		wait_file "$out" "rds-zc-bench server on" 60 ||
+			echo "# server $k: not started: $(head -c 300 "$out")"
+		meet "run-$k" 300
+		meet "run-$k-done" 7200
+		# the client's BYE ended it; if not, end it now
+		kill "$srv" 2>/dev/null
+		wait "$srv"
+		rc=$?
+		sed 's/^/# server: /' "$out" | head -n 20
+		# status 1 after the BYE: some RDMAs failed, which the client's
+		# points report; anything else is the server's own failure
+		if grep -q "rds-zc-bench server: done" "$out" && [ "$rc" -le 1 ]; then
+			emit ok "run $k ($set): server # $(grep -c 'RDMA .* failed, status' "$out") RDMA(s) failed"
+		else
+			emit "not ok" "run $k ($set): server # status $rc, no BYE from the client"
+		fi
+	else
+		out=$RESULTS/run-$k-$set.txt
+		meet "run-$k" 300
+		"$bench" client -a "$RDS_ADDR" -s "$RDS_PEER_ADDR" -T "$secs" -t 15 \
+			--tag "modules=$set run=$k" > "$out" 2>&1
+		rc=$?
+		sed 's/^/# /' "$out"
+		meet "run-$k-done" 600
+		if [ "$rc" -le 1 ]; then
+			emit ok "run $k ($set): client # $(grep -c 'value=error' "$out") point(s) failed, $(grep -c 'value=unsupported' "$out") unsupported"
+		else
+			emit "not ok" "run $k ($set): client # status $rc"
+		fi
+	fi
+}
+
+if [ "$mode" = rds ]; then
+	current=${1:-}
+	if [ "$current" != "$RDS_MODULES" ]; then
+		emit "not ok" "the first set ($current) is the one loaded ($RDS_MODULES)"
+		finish
+	fi
+	k=0
+	for set in "$@"; do
+		k=$((k + 1))
+		if [ "$set" != "$current" ]; then
+			if ! swap "$k" "$current" "$set"; then
+				emit "not ok" "swap $current -> $set before run $k # the host runs the rest in a fresh boot"
+				finish
+			fi
+			emit ok "swap $current -> $set before run $k"
+			current=$set
+		fi
+		run_rds "$k" "$set"
+	done
+	finish
+fi
+
+# ---------------------------------------------------------------- verbs
+[ "$mode" = verbs ] || { echo "Bail out! unknown mode '$mode'"; exit 2; }
+
+mkdir -p "$RESULTS/verbs"
+dur=$(printf '%.0f' "$secs")
+[ "$dur" -ge 2 ] || dur=2
+n=0
+
+# listening PORT SECS: an rdma_cm ID listens on PORT (rdma resource show).
+listening() {
+	local i
+
+	for ((i = 0; i < $2 * 5; i++)); do
+		rdma resource show cm_id 2>/dev/null |
+			grep -Eq "LISTEN.* src-addr [^ ]*:$1( |\$)" && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# perftest FIGURE SIZE DEPTH PROG ARGS...: one perftest measurement, up
+# to 3 attempts.  perftest times with the TSC, calibrated at start against
+# gettimeofday(); under TCG the calibration sometimes fails (it prints
+# "Correlation coefficient r^2 < 0.9" and a bandwidth of 0.00 for a
+# non-zero count): such a run is made again, and so is one that printed no
+# result (its client found no listener).  A run that moved nothing (0
+# iterations: the RDMA failed) is not.
+perftest() {
+	local fig=$1 size=$2 depth=$3 prog=$4 a out srv port verdict line
+	shift 4
+	n=$((n + 1))
+	for a in 1 2 3; do
+		port=$((19100 + 3 * n + a))
+		out=$RESULTS/verbs/$n-$a-$prog
+		if [ "$RDS_NODE" = 1 ]; then
+			timeout 120 "$prog" -R -F -d rxe0 -p "$port" "$@" > "$out.server" 2>&1 &
+			srv=$!
+			# a client that finds no listener crashes (librdmacm, on
+			# the REJECTED event): wait for the rdma_cm listener
+			listening "$port" 60 ||
+				echo "# $prog on port $port: no rdma_cm listener after 60 s"
+			meet "v$n-$a" 300
+			meet "v$n-$a-done" 300
+			kill "$srv" 2>/dev/null
+			wait "$srv" 2>/dev/null
+			verdict=$(cat "$peer_results/verbs/$n-$a.verdict" 2>/dev/null)
+		else
+			meet "v$n-$a" 300
+			timeout 120 "$prog" -R -F -d rxe0 -p "$port" "$@" "$RDS_PEER_ADDR" > "$out.client" 2>&1
+			line=$(awk -v s="$size" '$1 == s && NF >= 4 { print; exit }' "$out.client")
+			verdict=retry
+			if [ -z "$line" ]; then
+				verdict=retry
+			elif [[ $prog == *_lat ]]; then
+				verdict=ok
+			else
+				verdict=$(awk '{ print ($2 == 0 ? "failed" : ($4 > 0 ? "ok" : "retry")) }' <<< "$line")
+			fi
+			echo "$verdict" > "$RESULTS/verbs/$n-$a.verdict"
+			meet "v$n-$a-done" 300
+			if [ "$verdict" = ok ]; then
+				case $prog in
+				*_lat)
+					# one-way latency (half a round trip): double it
+					awk -v s="$size" '{
+						printf "RESULT name=raw_rtt_p50 size=%s inflight=1 value=%.3f unit=us t_typical=%s\n", s, 2 * $5, $5
+						printf "RESULT name=raw_rtt_p99 size=%s inflight=1 value=%.3f unit=us p99=%s\n", s, 2 * $8, $8
+					}' <<< "$line"
+					;;
+				*)
+					awk -v f="$fig" -v s="$size" -v d="$depth" '{
+						printf "RESULT name=%s size=%s inflight=%s value=%.3f unit=MiB/s iters=%s\n", f, s, d, $4, $2
+					}' <<< "$line"
+					;;
+				esac
+				emit ok "$prog $* (attempt $a)"
+				return 0
+			fi
+			echo "# $prog $* attempt $a: $verdict: $(tail -n 3 "$out.client" | tr '\n' ' ')"
+		fi
+		[ "$verdict" = ok ] && return 0
+		[ "$verdict" = failed ] && break
+	done
+	[ "$RDS_NODE" = 1 ] && return 0
+	if [ "$verdict" = failed ]; then
+		echo "RESULT name=$fig size=$size inflight=$depth value=error unit=MiB/s reason=\"0 iterations: the RDMA failed\""
+		emit "not ok" "$prog $* # it moved nothing: the RDMA failed"
+	else
+		emit "not ok" "$prog $* # no result in $a attempts"
+	fi
+}
+
+for ((round = 1; round <= ${1:-1}; round++)); do
+	echo "# raw verbs, round $round"
+	for size in 4096 65536 1048576; do
+		for depth in 1 16; do
+			perftest raw_write "$size" "$depth" ib_write_bw -s "$size" -t "$depth" -D "$dur"
+		done
+	done
+	for size in 4096 65536 1048576; do
+		for depth in 1 16; do
+			perftest raw_read "$size" "$depth" ib_read_bw -s "$size" -t "$depth" -o "$depth" -D "$dur"
+		done
+	done
+	perftest raw_rtt 64 1 ib_write_lat -s 64 -n 1000
+done
+[ "$RDS_NODE" = 1 ] && emit ok "perftest servers"
+finish

@@ -1,0 +1,175 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench.sh - "make bench": the project's RDS modules against the
+# distribution's, side by side, and the raw-verbs ceiling, on the qemu
+# bench (two guests booting Debian's 6.1 kernel, linked by soft-RoCE).
+#
+# Usage: tools/testing/bench/bench.sh [--rounds N] [--time SECS]
+#		[--kernel SERIES] [--verbs-smp LIST] [--verbs-rounds N]
+#		[--no-verbs] [--results DIR]
+#
+#   --rounds N       rounds of each module set (default 3); each figure
+#                    is reported as the median and the spread (min-max)
+#   --time SECS      length of each rds-zc-bench point (default 1.5)
+#   --kernel SERIES  the guests' kernel (default 6.1)
+#   --verbs-smp LIST CPUs per guest of the raw-verbs phases, one boot each
+#                    (default 1,2: the ceiling is the better of the two;
+#                    see Documentation/networking/rds_zc-bench.rst)
+#   --verbs-rounds N rounds of each raw-verbs phase (default 2)
+#   --no-verbs       leave the raw-verbs phase out
+#   --results DIR    results folder (default build/bench/TIMESTAMP)
+#
+# Phases, each one vm-run.sh boot of two guests:
+#   1. rds: rds-zc-bench (tools/rds-zc-bench) in the guests, node 1 the
+#      server, node 2 the client, once per round and module set, in the
+#      order ours, distro, distro, ours, ours, distro, ... so that a slow
+#      drift of the host's load weighs on both sets alike.  The guests swap
+#      modules between runs (tools/testing/bench/bench-guest.sh); if a swap
+#      fails, the runs left are made in a fresh boot per module set.
+#   2. verbs-smpN: perftest's ib_write_bw, ib_read_bw and ib_write_lat
+#      over the same kind of link, with N CPUs per guest, for each N of
+#      --verbs-smp.  perftest busy-polls its completion queue, which on a
+#      one-CPU guest competes with rxe's own work; the ceiling of a figure
+#      is the best any of these phases measured.
+# Then tools/testing/bench/bench-report.py prints the table (median
+# [min-max] per figure: ours, distro, raw verbs, ours/distro, ours/raw) and
+# writes results.csv, table.txt, chart.png (gnuplot) and env.txt into the
+# results folder.
+#
+# Absolute figures are emulation figures (qemu TCG on the host's CPUs); the
+# ratios measured in one run are the result.  Not part of "make check".
+# Exit status: 0 when the table could be made, 1 otherwise.
+
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top=$(cd "$here/../../.." && pwd)
+
+rounds=3
+secs=1.5
+kernel=6.1
+verbs_smp=1,2
+verbs_rounds=2
+verbs=1
+out=
+
+usage() {
+	awk 'NR > 2 && /^#/ { sub(/^# ?/, ""); print; next } NR > 2 { exit }' "$0" >&2
+	exit 2
+}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--rounds) rounds=${2:?}; shift 2 ;;
+	--time) secs=${2:?}; shift 2 ;;
+	--kernel) kernel=${2:?}; shift 2 ;;
+	--verbs-smp) verbs_smp=${2:?}; shift 2 ;;
+	--verbs-rounds) verbs_rounds=${2:?}; shift 2 ;;
+	--no-verbs) verbs=0; shift ;;
+	--results) out=${2:?}; shift 2 ;;
+	-h|--help) usage ;;
+	*) echo "bench: unexpected argument '$1'" >&2; usage ;;
+	esac
+done
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "bench: --rounds takes a number >= 1" >&2; exit 2; }
+[[ $secs =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "bench: --time takes seconds" >&2; exit 2; }
+[[ $verbs_smp =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || { echo "bench: --verbs-smp takes numbers >= 1, comma-separated" >&2; exit 2; }
+[[ $verbs_rounds =~ ^[1-9][0-9]*$ ]] || { echo "bench: --verbs-rounds takes a number >= 1" >&2; exit 2; }
+
+say() {
+	echo "bench: $*"
+}
+
+for tool in qemu-system-x86_64 python3 make; do
+	command -v "$tool" > /dev/null || { say "$tool not found: run 'make deps'"; exit 1; }
+done
+if [ "$verbs" = 1 ] && ! command -v ib_write_bw > /dev/null; then
+	say "perftest (ib_write_bw) not installed: no raw-verbs phase (run 'make deps')"
+	verbs=0
+fi
+
+# --- Build -------------------------------------------------------------------
+kdir=$(ls -d /usr/src/linux-headers-"$kernel".*-amd64 2>/dev/null | grep -v -- -rt- | sort -V | tail -n 1)
+[ -n "$kdir" ] || { say "no $kernel headers: run 'make deps'"; exit 1; }
+say "building the modules for $(basename "$kdir") and rds-zc-bench"
+mkdir -p "$top/build/bench"
+"$top/tools/testing/build-modules.sh" "$kdir" > "$top/build/bench/build.log" 2>&1 ||
+	{ say "building the modules failed: see build/bench/build.log"; exit 1; }
+make -s -C "$top/tools/rds-zc-bench" >> "$top/build/bench/build.log" 2>&1 ||
+	{ say "building rds-zc-bench failed: see build/bench/build.log"; exit 1; }
+
+[ -n "$out" ] || out=$top/build/bench/$(date +%Y%m%d-%H%M%S)
+out=$(realpath -m "$out")
+if [ -d "$out" ] && [ -n "$(ls -A "$out")" ]; then
+	say "results folder $out is not empty"
+	exit 1
+fi
+mkdir -p "$out"
+start=$(date +%s)
+{
+	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "commit=$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)"
+	echo "host_cpus=$(nproc)"
+	echo "host_load_start=$(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "rounds=$rounds"
+	echo "point_secs=$secs"
+	echo "guests=2"
+	echo "guest_smp=1"
+	echo "guest_mem_mb=1024"
+	echo "guest_nic=virtio-net"
+	echo "link=soft-RoCE (rdma_rxe) over qemu -netdev socket (UDP on the host's loopback)"
+	echo "accel=qemu TCG"
+} > "$out/env.txt"
+
+# The order of the runs: ours distro | distro ours | ours distro ...
+order=()
+for ((r = 1; r <= rounds; r++)); do
+	if ((r % 2)); then order+=(ours distro); else order+=(distro ours); fi
+done
+
+# A generous bound per boot: about 4 minutes per run of ours, 3 of the
+# distribution's (much of it "unsupported"), more than twice what an idle
+# host needs.
+vm() {	# vm NAME TIMEOUT VM-RUN-OPTIONS... -- GUEST ARGS
+	local name=$1 limit=$2 st
+	shift 2
+	say "phase $name: vm-run.sh $* (time limit ${limit}s); log in $out/$name.log"
+	"$top/tools/testing/vm/vm-run.sh" --kernel "$kernel" --guests 2 \
+		--timeout "$limit" --results "$out/$name" "$@" > "$out/$name.log" 2>&1
+	st=$?
+	grep -E '^(not ok|# vm-run: (kernel|wall))' "$out/$name.log" | sed "s/^/bench: $name: /"
+	return $st
+}
+
+vm rds $((120 + rounds * 420)) --modules "${order[0]}" -- \
+	"$here/bench-guest.sh" rds "$secs" "${order[@]}"
+
+# Runs the swaps left out: one boot per module set.
+for set in ours distro; do
+	done_runs=$(grep -l '^# rds-zc-bench: ' "$out"/rds/guest2/run-*-"$set".txt 2>/dev/null | wc -l)
+	missing=$((rounds - done_runs))
+	[ "$missing" -gt 0 ] || continue
+	say "$missing run(s) of '$set' missing after the swapping boot: one more boot for them"
+	sets=()
+	for ((r = 0; r < missing; r++)); do sets+=("$set"); done
+	vm "rds-$set" $((120 + missing * 300)) --modules "$set" -- \
+		"$here/bench-guest.sh" rds "$secs" "${sets[@]}"
+done
+
+if [ "$verbs" = 1 ]; then
+	echo "verbs_smp=$verbs_smp" >> "$out/env.txt"
+	echo "verbs_rounds=$verbs_rounds" >> "$out/env.txt"
+	for n in ${verbs_smp//,/ }; do
+		vm "verbs-smp$n" $((120 + verbs_rounds * 360)) --modules none --smp "$n" -- \
+			"$here/bench-guest.sh" verbs "$secs" "$verbs_rounds"
+	done
+fi
+
+{
+	echo "kernel=$(sed -n 's/^# vm-run: kernel \([^,]*\),.*/\1/p' "$out/rds.log" | head -n 1)"
+	echo "host_load_end=$(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "wall_secs=$(($(date +%s) - start))"
+} >> "$out/env.txt"
+
+python3 "$here/bench-report.py" "$out"
