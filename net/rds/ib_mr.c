@@ -134,7 +134,8 @@ static void rds_ib_reg_failed(struct rds_ib_mr_dev *mrd,
 	queue_work(rds_ib_mr_wq, &mrd->recover_w);
 }
 
-static void rds_ib_reg_done(struct ib_cq *cq, struct ib_wc *wc)
+/* A registration work request completed: record it, free its entry. */
+static struct rds_ib_mr *rds_ib_reg_wc(struct ib_wc *wc)
 {
 	struct rds_ib_mr *imr = container_of(wc->wr_cqe, struct rds_ib_mr, cqe);
 	struct rds_ib_mr_dev *mrd = &imr->rdev->mrd;
@@ -143,19 +144,17 @@ static void rds_ib_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 	up(&mrd->sq_slots);
 	if (wc->status != IB_WC_SUCCESS)
 		rds_ib_reg_failed(mrd, wc->status);
-	complete(&imr->done);
+	return imr;
+}
+
+static void rds_ib_reg_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	complete(&rds_ib_reg_wc(wc)->done);
 }
 
 static void rds_ib_inv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct rds_ib_mr *imr = container_of(wc->wr_cqe, struct rds_ib_mr, cqe);
-	struct rds_ib_mr_dev *mrd = &imr->rdev->mrd;
-
-	imr->status = wc->status;
-	up(&mrd->sq_slots);
-	if (wc->status != IB_WC_SUCCESS)
-		rds_ib_reg_failed(mrd, wc->status);
-	queue_work(rds_ib_mr_wq, &imr->work);
+	queue_work(rds_ib_mr_wq, &rds_ib_reg_wc(wc)->work);
 }
 
 /* The deliberately invalid work request of inject_reg_qp_error. */
