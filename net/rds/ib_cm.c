@@ -326,6 +326,33 @@ static void rds_ib_reject(struct rdma_cm_id *id)
 }
 
 /*
+ * A request's private data names the two RDS addresses of the connection
+ * it is for; rdma_cm reports the IP addresses the request came from and
+ * went to, checked against the routes of the device it arrived on.  Only
+ * a request whose private data agrees with them, from a remote unicast
+ * address to one of ours, is taken: anything else would let a host on the
+ * fabric reach loopback-bound sockets, pose as this host or as a third
+ * one, or rewrite a congestion map it does not own.  Loopback traffic
+ * never needs the IB transport: local destinations go through the core's
+ * own delivery.
+ */
+static bool rds_ib_req_addrs_ok(const struct rdma_cm_id *id,
+				const struct rds_ib_priv *p)
+{
+	const struct sockaddr_in *to = (const void *)&id->route.addr.src_addr;
+	const struct sockaddr_in *from = (const void *)&id->route.addr.dst_addr;
+
+	if (to->sin_family != AF_INET || from->sin_family != AF_INET ||
+	    p->daddr != to->sin_addr.s_addr ||
+	    p->saddr != from->sin_addr.s_addr)
+		return false;
+	if (ipv4_is_loopback(p->saddr) || ipv4_is_loopback(p->daddr))
+		return false;
+	return inet_addr_type(&init_net, p->daddr) == RTN_LOCAL &&
+	       inet_addr_type(&init_net, p->saddr) == RTN_UNICAST;
+}
+
+/*
  * CONNECT_REQUEST on the listener (section 1.4).  Returning non-zero
  * makes rdma_cm destroy the new id, which we do only before the id is
  * attached to a connection.
@@ -347,8 +374,12 @@ static int rds_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *event)
 		pr_info_ratelimited("rds_zc_ib: refused a connection with an unsupported protocol version\n");
 		goto reject;
 	}
-	if (inet_addr_type(&init_net, p->daddr) != RTN_LOCAL)
+	if (!rds_ib_req_addrs_ok(id, p)) {
+		rds_ib_stat_inc(RDS_IB_STAT_CONN_REFUSED_ADDR);
+		pr_info_ratelimited("rds_zc_ib: refused a connection request for %pI4 to %pI4: not the addresses it came from and to\n",
+				    &p->saddr, &p->daddr);
 		goto reject;
+	}
 	conn = rds_zc_conn_get(&init_net, p->daddr, p->saddr, p->tos,
 			       &rds_ib_transport);
 	if (IS_ERR(conn))

@@ -22,6 +22,8 @@ pkgs=(
 	# the bench
 	qemu-system-x86 busybox-static cpio gzip xz-utils iproute2 procps
 	rdma-core ibverbs-utils
+	# rds_hostile forges rdma_cm connect requests
+	librdmacm-dev libibverbs-dev
 	# make bench: the raw-verbs ceiling (ib_write_bw, ib_read_bw,
 	# ib_write_lat) and the chart
 	perftest gnuplot-nox

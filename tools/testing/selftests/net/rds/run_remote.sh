@@ -22,7 +22,8 @@
 # On both nodes it builds the test programs if needed, then runs rds_remote
 # and rds_rdma (the two programs of each pair talk to each other),
 # rds_faults.sh (both guests together, synchronised by guest-barrier.sh)
-# and rds_remote's connect_race_rule once more, merging their TAP into one
+# rds_remote's connect_race_rule once more and rds_hostile (node 2 forging
+# connect requests to node 1), merging their TAP into one
 # stream per guest like run_guest.sh: every result renumbered and named
 # after its program, the plan last.  Exit status 0 iff nothing failed.  Each
 # program's own output is also kept in $RESULTS/<program>.tap, the fault
@@ -68,6 +69,8 @@ else
 	run_prog rds_faults 480 "$here/rds_faults.sh" "$@"
 	# The faults' reconnects race most: check the rule once more.
 	run_prog race_rule 60 "$here/rds_remote" connect_race_rule
+	# A liar on the fabric: node 2 forges connect requests to node 1.
+	run_prog rds_hostile 600 "$here/rds_hostile"
 fi
 
 tap_finish
