@@ -29,7 +29,8 @@ struct rds_msg *rds_msg_alloc(size_t len, gfp_t gfp)
 	struct rds_msg *m;
 	unsigned int i;
 
-	m = rds_msg_alloc_empty(len, gfp);
+	/* A sender's message: charged to its memory cgroup. */
+	m = rds_msg_alloc_empty(len, gfp | __GFP_ACCOUNT);
 	if (!m)
 		return NULL;
 	for (i = 0; i < nr; i++) {

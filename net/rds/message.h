@@ -14,9 +14,12 @@
 #define _RDS_ZC_MESSAGE_H
 
 #include <linux/list.h>
+#include <linux/math.h>
+#include <linux/overflow.h>
 #include <linux/refcount.h>
 #include <linux/types.h>
 #include <linux/uio.h>
+#include <asm/page.h>
 
 /* The largest datagram RDS carries, by protocol (RDS 3.1). */
 #define RDS_MAX_MSG_SIZE	(1024 * 1024)
@@ -88,6 +91,19 @@ struct rds_incoming {
 
 struct rds_msg *rds_msg_alloc(size_t len, gfp_t gfp);
 struct rds_msg *rds_msg_alloc_empty(size_t len, gfp_t gfp);
+
+/*
+ * The memory a message of @len payload bytes holds: its descriptor, the
+ * page pointers and whole pages.  What a socket buffer is charged, so
+ * that empty and tiny messages count for what they cost.
+ */
+static inline size_t rds_msg_truesize(size_t len)
+{
+	size_t nr = DIV_ROUND_UP(len, PAGE_SIZE);
+
+	return struct_size_t(struct rds_msg, pages, nr) + nr * PAGE_SIZE;
+}
+
 int rds_msg_copy_from_iter(struct rds_msg *m, struct iov_iter *from);
 int rds_msg_copy_to_iter(const struct rds_msg *m, size_t len,
 			 struct iov_iter *to);

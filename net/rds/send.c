@@ -102,22 +102,24 @@ static int rds_send_cong_wait(struct rds_sock *rs, __be32 daddr, __be16 dport,
 }
 
 /*
- * Charge the message to the sender's buffer, waiting for room unless
- * non-blocking.  Return: 0, -EAGAIN, -ETIMEDOUT, -EINTR/-ERESTARTSYS.
+ * Charge the message to the sender's buffer for the memory it holds,
+ * waiting for room unless non-blocking.
+ * Return: 0, -EAGAIN, -ETIMEDOUT, -EINTR/-ERESTARTSYS.
  */
 static int rds_send_charge(struct rds_sock *rs, struct rds_msg *m,
 			   bool nonblock, long *timeo)
 {
+	size_t size = rds_msg_truesize(m->len);
 	bool half = false;
 	long left;
 
-	if (rds_sock_snd_charge(rs, m->len, &half))
+	if (rds_sock_snd_charge(rs, size, &half))
 		goto charged;
 	rds_stat_inc(RDS_STAT_SEND_SNDBUF_FULL);
 	if (nonblock)
 		return -EAGAIN;
 	left = wait_event_interruptible_timeout(*sk_sleep(&rs->sk),
-						rds_sock_snd_charge(rs, m->len,
+						rds_sock_snd_charge(rs, size,
 								    &half),
 						*timeo);
 	if (left < 0)

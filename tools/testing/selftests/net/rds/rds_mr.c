@@ -380,6 +380,49 @@ static void test_rdma_op_memlock(void)
 	close(fd);
 }
 
+/*
+ * Messages queued for a host that never answers are charged to SO_SNDBUF
+ * for the memory they hold, not their payload: a loop of empty or
+ * one-byte sends meets EAGAIN after a few of them, where payload charging
+ * would queue without bound (the distribution: one byte per one-byte
+ * message, nothing for an empty one).
+ */
+static void small_sends(int len, int each)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET,
+				  .sin_port = htons(4000) };
+	int fd = bound_socket(), share = 16384, sent = 0, bound;
+	socklen_t olen = sizeof(share);
+
+	inet_pton(AF_INET, "10.0.0.250", &to.sin_addr);
+	ASSERT_SYS_OK(setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &share,
+				 sizeof(share)));
+	ASSERT_SYS_OK(getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &share, &olen));
+	share /= 2;
+	/* Each costs at least @each bytes; one more goes in while below. */
+	bound = share / each + 1;
+	while (sendto(fd, "x", len, MSG_DONTWAIT, (void *)&to,
+		      sizeof(to)) == len) {
+		if (++sent > bound)
+			break;
+	}
+	EXPECT_TRUE(sent <= bound,
+		    "%d sends of %d bytes queued with SO_SNDBUF share %d",
+		    sent, len, share);
+	if (sent <= bound)
+		EXPECT_EQ(errno, EAGAIN);
+	close(fd);
+}
+
+static void test_small_sends_bounded(void)
+{
+	if (strcmp(getenv("RDS_MODULES") ?: "", "ours"))
+		rt_skip("the distribution charges a message's payload only, %s",
+			"so empty ones queue without bound");
+	small_sends(0, 64);
+	small_sends(1, PAGE);
+}
+
 static const struct rt_case cases[] = {
 	{ "memlock_limit", test_memlock_limit, 30 },
 	{ "size_limit", test_size_limit, 30 },
@@ -388,6 +431,7 @@ static const struct rt_case cases[] = {
 	{ "key_reuse", test_key_reuse, 60 },
 	{ "reg_qp_recovery", test_reg_qp_recovery, 30 },
 	{ "rdma_op_memlock", test_rdma_op_memlock, 30 },
+	{ "small_sends_bounded", test_small_sends_bounded, 30 },
 };
 
 int main(int argc, char **argv)
