@@ -53,6 +53,7 @@ struct rds_transport rds_ib_transport = {
 	.mr_reg		= rds_ib_mr_reg,
 	.mr_dereg	= rds_ib_mr_dereg,
 	.mr_prepare	= rds_ib_mr_prepare,
+	.mr_sync	= rds_ib_mr_sync,
 };
 
 static int __init rds_ib_init(void)

@@ -236,6 +236,7 @@ bool rds_ib_mr_chain(struct rds_mr *mr, struct rds_ib_device *rdev,
 void rds_ib_mr_unchain(struct rds_mr *mr);
 void rds_ib_mr_chain_done(struct rds_mr *mr, enum ib_wc_status status);
 void rds_ib_mr_dereg(struct rds_mr *mr);
+void rds_ib_mr_sync(struct rds_mr *mr, enum dma_data_direction dir);
 void rds_ib_mr_dev_init(struct rds_ib_device *rdev);
 void rds_ib_mr_dev_exit(struct rds_ib_device *rdev);
 int rds_ib_mr_init(void);

@@ -55,6 +55,7 @@
  *    while the QP is drained, reset or destroyed;
  *  - mrd->sq_slots counts free entries of its send queue.
  */
+#include <linux/dma-mapping.h>
 #include <linux/errno.h>
 #include <linux/module.h>
 #include <linux/random.h>
@@ -582,6 +583,40 @@ static void rds_ib_inv_work(struct work_struct *work)
 
 	rds_ib_stat_inc(RDS_IB_STAT_MR_INVALIDATE);	/* one posted ended */
 	rds_ib_mr_finish(imr, true, imr->status == IB_WC_SUCCESS);
+}
+
+/**
+ * rds_ib_mr_sync() - hand an MR's pages to the device or to the CPU
+ * @mr: a registered MR
+ * @dir: DMA_TO_DEVICE before a peer uses the key, DMA_FROM_DEVICE after
+ *
+ * The pages stay mapped (DMA_BIDIRECTIONAL) for the MR's whole life, so
+ * with bounce buffers a peer's WRITE is seen, and a peer's READ sees
+ * what the owner wrote, only at these points.  Devices without DMA (rxe)
+ * need nothing.  A device being removed has unmapped the pages already.
+ *
+ * Context: any.
+ */
+void rds_ib_mr_sync(struct rds_mr *mr, enum dma_data_direction dir)
+{
+	struct rds_ib_mr *imr = mr->tp;
+	struct rds_ib_mr_dev *mrd;
+	struct ib_device *dev;
+
+	if (!imr)
+		return;
+	dev = imr->rdev->ibdev;
+	mrd = &imr->rdev->mrd;
+	if (ib_uses_virt_dma(dev))
+		return;
+	spin_lock_bh(&mrd->lock);	/* against the removal's unmapping */
+	if (imr->nents && dir == DMA_TO_DEVICE)
+		dma_sync_sg_for_device(dev->dma_device, imr->sgt.sgl,
+				       imr->sgt.orig_nents, DMA_BIDIRECTIONAL);
+	else if (imr->nents)
+		dma_sync_sg_for_cpu(dev->dma_device, imr->sgt.sgl,
+				    imr->sgt.orig_nents, DMA_BIDIRECTIONAL);
+	spin_unlock_bh(&mrd->lock);
 }
 
 /**

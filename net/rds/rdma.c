@@ -845,6 +845,9 @@ int rds_rdma_cmsgs(struct rds_sock *rs, struct msghdr *msg, struct rds_msg *m,
 		memcpy(&cookie, dest, sizeof(cookie));
 		spin_lock_bh(&rs->mr_lock);
 		mr = rds_mr_find(rs, (u32)cookie);
+		/* What the socket wrote reaches the device before the peer. */
+		if (mr && mr->trans->mr_sync)
+			mr->trans->mr_sync(mr, DMA_TO_DEVICE);
 		spin_unlock_bh(&rs->mr_lock);
 		if (!mr)
 			return -EINVAL;
@@ -872,8 +875,9 @@ int rds_rdma_cmsgs(struct rds_sock *rs, struct msghdr *msg, struct rds_msg *m,
  * @inc: the message
  *
  * RDMA_DEST: the cookie goes to the reader as RDS_CMSG_RDMA_DEST.  RDMA:
- * an operation against one of our MRs has finished; a USE_ONCE MR is
- * released now (which invalidates it).  An unknown rkey is ignored.
+ * an operation against one of our MRs has finished: its pages are synced
+ * for the CPU, and a USE_ONCE MR is released now (which invalidates it).
+ * An unknown rkey is ignored.
  *
  * Context: any.
  */
@@ -894,6 +898,9 @@ void rds_rdma_recv_exthdr(struct rds_sock *rs, struct rds_incoming *inc)
 		return;
 	spin_lock_bh(&rs->mr_lock);
 	mr = rds_mr_find(rs, rds_exthdr_get32(p));
+	/* What the peer wrote is the reader's before the ACK is. */
+	if (mr && mr->trans->mr_sync)
+		mr->trans->mr_sync(mr, DMA_FROM_DEVICE);
 	if (mr && (mr->flags & RDS_RDMA_USE_ONCE))
 		rb_erase(&mr->node, &rs->mr_tree);
 	else

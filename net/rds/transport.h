@@ -13,6 +13,7 @@
 #ifndef _RDS_ZC_TRANSPORT_H
 #define _RDS_ZC_TRANSPORT_H
 
+#include <linux/dma-direction.h>
 #include <linux/list.h>
 #include <linux/module.h>
 #include <linux/types.h>
@@ -107,6 +108,16 @@ struct rds_transport {
 	 *	reg_mr is @mr, so nothing waits for it.  Process context.
 	 */
 	int (*mr_prepare)(struct net *net, __be32 laddr, struct rds_mr *mr);
+	/*
+	 * @mr_sync (optional): make the device and the CPU agree on @mr's
+	 *	pages where the protocol hands them over: DMA_TO_DEVICE when
+	 *	a message names the key to a peer (RDS_CMSG_RDMA_DEST),
+	 *	DMA_FROM_DEVICE when the ACK of a peer's operation on it
+	 *	arrives.  Needed with bounce buffers (swiotlb) and devices
+	 *	that are not cache-coherent.  Any context; the caller keeps
+	 *	@mr registered.
+	 */
+	void (*mr_sync)(struct rds_mr *mr, enum dma_data_direction dir);
 };
 
 int rds_zc_transport_register(struct rds_transport *t);
