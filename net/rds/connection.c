@@ -82,7 +82,7 @@ static void rds_conn_msg_done(struct rds_msg *m)
 
 	if (rs) {
 		spin_lock_bh(&rs->snd_lock);
-		rs->snd_bytes -= rds_msg_truesize(m->len);
+		rs->snd_bytes -= rds_msg_charge(m->len);
 		spin_unlock_bh(&rs->snd_lock);
 		rs->sk.sk_write_space(&rs->sk);
 		m->rs = NULL;

@@ -102,14 +102,14 @@ static int rds_send_cong_wait(struct rds_sock *rs, __be32 daddr, __be16 dport,
 }
 
 /*
- * Charge the message to the sender's buffer for the memory it holds,
+ * Charge the message to the sender's buffer (payload and descriptor),
  * waiting for room unless non-blocking.
  * Return: 0, -EAGAIN, -ETIMEDOUT, -EINTR/-ERESTARTSYS.
  */
 static int rds_send_charge(struct rds_sock *rs, struct rds_msg *m,
 			   bool nonblock, long *timeo)
 {
-	size_t size = rds_msg_truesize(m->len);
+	size_t size = rds_msg_charge(m->len);
 	bool half = false;
 	long left;
 
