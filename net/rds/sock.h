@@ -19,7 +19,8 @@
  *  - mr_lock (bottom halves off) protects mr_tree.  It is taken by deliverers in any context.
  *  - snd_lock (bottom halves off) protects snd_bytes: the charge
  *    (rds_msg_charge()) of this socket's messages queued on
- *    connections and not yet acknowledged or cancelled.  Taken from completion handlers too.
+ *    connections and not yet acknowledged or cancelled.  Taken from
+ *    completion handlers too.
  *  - recv_mutex serialises readers, so the head of recv_queue stays put
  *    while one of them copies it to user memory.
  *  - cong_mon is protected by the congestion code's monitor lock.

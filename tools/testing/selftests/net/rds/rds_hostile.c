@@ -25,7 +25,6 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <assert.h>
-#include <endian.h>
 #include <limits.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -190,8 +189,7 @@ static void fill_priv(struct ib_priv *p, struct in_addr from,
 	p->daddr = to.s_addr;
 	p->major = 3;
 	p->minor = 1;
-	p->tos = tos;
-	p->credit = htobe32(0);
+	p->tos = tos;	/* credit 0: no flow control */
 }
 
 static void lie(enum lie which)

@@ -320,6 +320,16 @@ static void test_reg_qp_recovery(void)
 	munmap(p, PAGE);
 }
 
+/* An address nobody has: what is sent there stays queued. */
+static struct sockaddr_in silent_host(void)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET,
+				  .sin_port = htons(4000) };
+
+	inet_pton(AF_INET, "10.0.0.250", &to.sin_addr);
+	return to;
+}
+
 /*
  * The local pages of an RDMA operation count against RLIMIT_MEMLOCK for
  * as long as the operation lives: its message may wait for a connection
@@ -331,8 +341,7 @@ static void test_reg_qp_recovery(void)
  */
 static int send_rdma(int fd, void *p, size_t len)
 {
-	struct sockaddr_in to = { .sin_family = AF_INET,
-				  .sin_port = htons(4000) };
+	struct sockaddr_in to = silent_host();
 	struct rds_iovec local = { (uintptr_t)p, len };
 	struct rds_rdma_args a = {
 		.cookie = 0x1234,
@@ -348,7 +357,6 @@ static int send_rdma(int fd, void *p, size_t len)
 	};
 	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
 
-	inet_pton(AF_INET, "10.0.0.250", &to.sin_addr);
 	c->cmsg_level = SOL_RDS;
 	c->cmsg_type = RDS_CMSG_RDMA_ARGS;
 	c->cmsg_len = CMSG_LEN(sizeof(a));
@@ -385,22 +393,21 @@ static void test_rdma_op_memlock(void)
  * for their descriptor as well as their payload: a loop of empty or
  * one-byte sends meets EAGAIN after a bounded number of them, where
  * payload charging queues without bound (the distribution: one byte per
- * one-byte message, nothing for an empty one).
+ * one-byte message, nothing for an empty one).  A descriptor is more than
+ * 64 bytes.
  */
-static void small_sends(int len, int each)
+static void small_sends(int len)
 {
-	struct sockaddr_in to = { .sin_family = AF_INET,
-				  .sin_port = htons(4000) };
+	struct sockaddr_in to = silent_host();
 	int fd = bound_socket(), share = 16384, sent = 0, bound;
 	socklen_t olen = sizeof(share);
 
-	inet_pton(AF_INET, "10.0.0.250", &to.sin_addr);
 	ASSERT_SYS_OK(setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &share,
 				 sizeof(share)));
 	ASSERT_SYS_OK(getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &share, &olen));
 	share /= 2;
-	/* Each costs at least @each bytes; one more goes in while below. */
-	bound = share / each + 1;
+	/* Each costs at least 64 bytes; one more goes in while below. */
+	bound = share / 64 + 1;
 	while (sendto(fd, "x", len, MSG_DONTWAIT, (void *)&to,
 		      sizeof(to)) == len) {
 		if (++sent > bound)
@@ -419,9 +426,8 @@ static void test_small_sends_bounded(void)
 	if (strcmp(getenv("RDS_MODULES") ?: "", "ours"))
 		rt_skip("the distribution charges a message's payload only, %s",
 			"so empty ones queue without bound");
-	/* A descriptor is more than 64 bytes. */
-	small_sends(0, 64);
-	small_sends(1, 64);
+	small_sends(0);
+	small_sends(1);
 }
 
 static const struct rt_case cases[] = {
