@@ -12,6 +12,7 @@
  */
 #include <linux/errno.h>
 #include <linux/module.h>
+#include <rdma/ib_verbs.h>
 #include <uapi/linux/rds.h>
 
 #include "ib.h"
@@ -25,6 +26,26 @@ static int rds_ib_laddr_check(struct net *net, __be32 addr)
 		return -EADDRNOTAVAIL;
 	rds_ib_device_put(rdev);
 	return 0;
+}
+
+/*
+ * Remote atomics: the plain verbs on any device that has atomics (rxe
+ * has them), the masked ones only where the device has those too.
+ */
+static int rds_ib_atomic_check(struct net *net, __be32 laddr, bool masked)
+{
+	struct rds_ib_device *rdev = rds_ib_device_for_addr(net, laddr);
+	const struct ib_device_attr *attrs;
+	int ret = 0;
+
+	if (!rdev)
+		return -EOPNOTSUPP;
+	attrs = &rdev->ibdev->attrs;
+	if (attrs->atomic_cap == IB_ATOMIC_NONE ||
+	    (masked && attrs->masked_atomic_cap == IB_ATOMIC_NONE))
+		ret = -EOPNOTSUPP;
+	rds_ib_device_put(rdev);
+	return ret;
 }
 
 unsigned int rds_ib_send_wr = 256;
@@ -54,6 +75,7 @@ struct rds_transport rds_ib_transport = {
 	.mr_dereg	= rds_ib_mr_dereg,
 	.mr_prepare	= rds_ib_mr_prepare,
 	.mr_sync	= rds_ib_mr_sync,
+	.atomic_check	= rds_ib_atomic_check,
 };
 
 static int __init rds_ib_init(void)

@@ -376,7 +376,11 @@ static void rds_ib_mr_drop(struct rds_ib_mr *imr)
 	kref_put(&rdev->mem, rds_ib_device_free);
 }
 
-/* Describe the REG_MR of a mapped registration. */
+/*
+ * Describe the REG_MR of a mapped registration.  A peer may read, write
+ * and, where the device has atomics, run them on it (the distribution's
+ * MRs leave atomics out, so atomics aimed at them fail).
+ */
 static void rds_ib_mr_reg_wr(struct rds_ib_mr *imr, struct ib_reg_wr *wr)
 {
 	memset(wr, 0, sizeof(*wr));
@@ -385,6 +389,8 @@ static void rds_ib_mr_reg_wr(struct rds_ib_mr *imr, struct ib_reg_wr *wr)
 	wr->key = imr->mr->rkey;
 	wr->access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
 		     IB_ACCESS_REMOTE_WRITE;
+	if (imr->mr->device->attrs.atomic_cap != IB_ATOMIC_NONE)
+		wr->access |= IB_ACCESS_REMOTE_ATOMIC;
 }
 
 /**

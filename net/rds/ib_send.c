@@ -211,12 +211,33 @@ static bool rds_ib_send_slot_get(struct rds_ib_conn *ic)
 	return false;
 }
 
+/* The verb and operands of an atomic; the caller sets the rest of @wr. */
+static void rds_ib_atomic_wr(const struct rds_rdma_op *op,
+			     struct ib_atomic_wr *wr)
+{
+	const struct rds_atomic *at = &op->atomic;
+
+	if (at->cswp)
+		wr->wr.opcode = at->masked ? IB_WR_MASKED_ATOMIC_CMP_AND_SWP :
+					     IB_WR_ATOMIC_CMP_AND_SWP;
+	else
+		wr->wr.opcode = at->masked ? IB_WR_MASKED_ATOMIC_FETCH_AND_ADD :
+					     IB_WR_ATOMIC_FETCH_AND_ADD;
+	wr->remote_addr = op->remote_addr;
+	wr->rkey = op->rkey;
+	wr->compare_add = at->compare_add;
+	wr->swap = at->swap;
+	wr->compare_add_mask = at->compare_add_mask;
+	wr->swap_mask = at->swap_mask;
+}
+
 /*
- * Post the RDMA operation of a message, before its SENDs (wire 8.4): as
- * many WRs as the ring takes now, each with up to max_sge entries of the
- * local pages and the remote range continuing where the last one ended.
- * Return: 0 when all of it is posted, -EAGAIN when the ring is full (the
- * rest goes when slots free up), another negative errno to drop.
+ * Post the RDMA operation or atomic of a message, before its SENDs (wire
+ * 8.4): as many WRs as the ring takes now, each with up to max_sge
+ * entries of the local pages and the remote range continuing where the
+ * last one ended; an atomic is one WR of one 8-byte entry.  Return: 0
+ * when all of it is posted, -EAGAIN when the ring is full (the rest goes
+ * when slots free up), another negative errno to drop.
  */
 static int rds_ib_xmit_rdma(struct rds_ib_conn *ic, struct rds_msg *m)
 {
@@ -243,7 +264,11 @@ static int rds_ib_xmit_rdma(struct rds_ib_conn *ic, struct rds_msg *m)
 	while (op->posted < op->len) {
 		unsigned int i = ic->send_head;
 		struct rds_ib_send_slot *slot = &ic->send_slots[i];
-		struct ib_rdma_wr wr = {};
+		union {
+			struct ib_rdma_wr rdma;
+			struct ib_atomic_wr atomic;
+		} u = {};
+		struct ib_send_wr *wr = &u.rdma.wr;	/* both begin with it */
 		unsigned int n = 0;
 		u32 bytes = 0;
 
@@ -262,19 +287,24 @@ static int rds_ib_xmit_rdma(struct rds_ib_conn *ic, struct rds_msg *m)
 			if (op->posted + bytes >= op->len)
 				op->next_sg = NULL;
 		}
-		wr.wr.wr_cqe = &slot->cqe;
-		wr.wr.sg_list = sge;
-		wr.wr.num_sge = n;
-		wr.wr.opcode = op->write ? IB_WR_RDMA_WRITE : IB_WR_RDMA_READ;
-		wr.wr.send_flags = IB_SEND_SIGNALED;
-		wr.remote_addr = op->remote_addr + op->posted;
-		wr.rkey = op->rkey;
+		if (op->is_atomic) {
+			rds_ib_atomic_wr(op, &u.atomic);
+		} else {
+			wr->opcode = op->write ? IB_WR_RDMA_WRITE :
+						 IB_WR_RDMA_READ;
+			u.rdma.remote_addr = op->remote_addr + op->posted;
+			u.rdma.rkey = op->rkey;
+		}
+		wr->wr_cqe = &slot->cqe;
+		wr->sg_list = sge;
+		wr->num_sge = n;
+		wr->send_flags = IB_SEND_SIGNALED;
 
 		slot->msg = rds_msg_get(m);
 		slot->rdma = true;
 		slot->rdma_last = op->posted + bytes >= op->len;
 		slot->op_last = slot->rdma_last && m->no_sends;
-		ret = ib_post_send(ic->qp, &wr.wr, NULL);
+		ret = ib_post_send(ic->qp, wr, NULL);
 		if (ret) {
 			slot->rdma = false;
 			slot->rdma_last = false;
@@ -285,7 +315,8 @@ static int rds_ib_xmit_rdma(struct rds_ib_conn *ic, struct rds_msg *m)
 		}
 		ic->send_head = (i + 1) % ic->send_nr;
 		op->posted += bytes;
-		rds_ib_stat_inc(RDS_IB_STAT_TX_RDMA);
+		rds_ib_stat_inc(op->is_atomic ? RDS_IB_STAT_TX_ATOMIC :
+						RDS_IB_STAT_TX_RDMA);
 	}
 	ic->xmit_op = NULL;	/* the last WR's completion unmaps it */
 	return 0;

@@ -23,6 +23,7 @@ static const char * const rds_ib_stat_names[RDS_IB_STAT_NR] = {
 	[RDS_IB_STAT_RX_CREDIT_UPDATES]	= "ib_rx_credit_updates",
 	[RDS_IB_STAT_CONN_FLOW_CONTROL]	= "ib_conn_flow_control",
 	[RDS_IB_STAT_TX_RDMA]		= "ib_tx_rdma_wrs",
+	[RDS_IB_STAT_TX_ATOMIC]		= "ib_tx_atomic_wrs",
 	[RDS_IB_STAT_MR_REG]		= "ib_mr_registered",
 	[RDS_IB_STAT_MR_REG_CHAINED]	= "ib_mr_reg_chained",
 	[RDS_IB_STAT_MR_INVALIDATE]	= "ib_mr_invalidated",

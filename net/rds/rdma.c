@@ -3,7 +3,8 @@
  * Zero-copy RDMA, the core's part (see rdma.h): memory regions for
  * RDS_GET_MR, RDS_GET_MR_FOR_DEST, RDS_FREE_MR and RDS_CMSG_RDMA_MAP;
  * cookies handed along with RDS_CMSG_RDMA_DEST; operations from
- * RDS_CMSG_RDMA_ARGS; the extension headers that carry them (wire
+ * RDS_CMSG_RDMA_ARGS and remote atomics from RDS_CMSG_*ATOMIC_*; the
+ * extension headers that carry them (wire
  * sections 4.5 and 8); and the RDS_CMSG_RDMA_STATUS notifications.
  *
  * Registration needs only a bound socket: the transport registers on the
@@ -677,6 +678,49 @@ static int rds_rdma_op_pin(struct rds_rdma_op *op, const struct rds_iovec *iov,
 	return 0;
 }
 
+/*
+ * A new operation of RDS_RDMA_* @flags against the peer's @cookie at
+ * @remote bytes into its MR.  Return: the operation, or NULL.
+ */
+static struct rds_rdma_op *rds_op_alloc(u64 cookie, u64 remote, u64 flags,
+					u64 token)
+{
+	struct rds_rdma_op *op = kzalloc(sizeof(*op), GFP_KERNEL);
+
+	if (!op)
+		return NULL;
+	op->token = token;
+	op->rkey = (u32)cookie;
+	op->remote_addr = (cookie >> 32) + remote;
+	op->write = flags & RDS_RDMA_READWRITE;
+	op->fence = flags & RDS_RDMA_FENCE;
+	op->silent = flags & RDS_RDMA_SILENT;
+	op->notify = flags & RDS_RDMA_NOTIFY_ME;
+	return op;
+}
+
+/*
+ * Pin the local side of @op (a WRITE reads the pages, a READ or an
+ * atomic writes them) and tie it to @rs.  Return: @op, or an errno with
+ * @op freed.
+ */
+static struct rds_rdma_op *rds_op_attach(struct rds_sock *rs,
+					 struct rds_rdma_op *op,
+					 const struct rds_iovec *iov,
+					 unsigned int nr)
+{
+	int ret = rds_rdma_op_pin(op, iov, nr, op->write ? 0 : FOLL_WRITE);
+
+	if (ret) {
+		op->write = true;	/* nothing was written */
+		rds_rdma_op_free(op);
+		return ERR_PTR(ret);
+	}
+	sock_hold(&rs->sk);
+	op->rs = rs;
+	return op;
+}
+
 /* RDS_CMSG_RDMA_ARGS: validate and build the operation. */
 static struct rds_rdma_op *rds_rdma_op_build(struct rds_sock *rs,
 					     const struct rds_rdma_args *a)
@@ -685,7 +729,6 @@ static struct rds_rdma_op *rds_rdma_op_build(struct rds_sock *rs,
 	struct rds_rdma_op *op;
 	u64 total = 0;
 	unsigned int i;
-	int ret;
 
 	if (a->flags & ~RDS_RDMA_FLAGS)
 		return ERR_PTR(-EINVAL);
@@ -700,52 +743,107 @@ static struct rds_rdma_op *rds_rdma_op_build(struct rds_sock *rs,
 	for (i = 0; i < a->nr_local; i++) {
 		if (iov[i].addr + iov[i].bytes < iov[i].addr ||
 		    iov[i].bytes > RDS_MAX_MSG_SIZE + PAGE_SIZE) {
-			ret = -EINVAL;
+			op = ERR_PTR(-EINVAL);
 			goto out_iov;
 		}
 		total += iov[i].bytes;
 	}
 	if (!total || total != a->remote_vec.bytes ||
 	    total > RDS_MAX_MSG_SIZE + PAGE_SIZE) {
-		ret = -EINVAL;
+		op = ERR_PTR(-EINVAL);
 		goto out_iov;
 	}
 
-	op = kzalloc(sizeof(*op), GFP_KERNEL);
+	op = rds_op_alloc(a->cookie, a->remote_vec.addr, a->flags,
+			  a->user_token);
 	if (!op) {
-		ret = -ENOMEM;
+		op = ERR_PTR(-ENOMEM);
 		goto out_iov;
 	}
-	op->token = a->user_token;
-	op->rkey = (u32)a->cookie;
-	op->remote_addr = (a->cookie >> 32) + a->remote_vec.addr;
 	op->len = total;
-	op->write = a->flags & RDS_RDMA_READWRITE;
-	op->fence = a->flags & RDS_RDMA_FENCE;
-	op->silent = a->flags & RDS_RDMA_SILENT;
-	op->notify = a->flags & RDS_RDMA_NOTIFY_ME;
-	/* A WRITE reads the local pages; a READ writes them. */
-	ret = rds_rdma_op_pin(op, iov, a->nr_local, op->write ? 0 : FOLL_WRITE);
-	if (ret) {
-		op->write = true;	/* nothing was written */
-		rds_rdma_op_free(op);
-		goto out_iov;
-	}
-	sock_hold(&rs->sk);
-	op->rs = rs;
-	kfree(iov);
-	return op;
-
+	op = rds_op_attach(rs, op, iov, a->nr_local);
 out_iov:
 	kfree(iov);
-	return ERR_PTR(ret);
+	return op;
+}
+
+static bool rds_atomic_masked(int type)
+{
+	return type == RDS_CMSG_MASKED_ATOMIC_FADD ||
+	       type == RDS_CMSG_MASKED_ATOMIC_CSWP;
+}
+
+/*
+ * RDS_CMSG_*ATOMIC_* (cmsg_type @type): validate and build the atomic.
+ * The plain forms are the plain verbs, which every device with atomics
+ * has; the masked forms need the masked verbs.
+ */
+static struct rds_rdma_op *rds_atomic_op_build(struct rds_sock *rs, int type,
+					       const struct rds_atomic_args *a)
+{
+	struct rds_iovec iov = { .addr = a->local_addr, .bytes = sizeof(u64) };
+	const struct rds_transport *trans;
+	struct rds_rdma_op *op;
+	struct rds_atomic *at;
+	__be32 laddr;
+	int ret;
+
+	if (a->flags & ~RDS_RDMA_FLAGS)
+		return ERR_PTR(-EINVAL);
+	/* A misaligned result buffer is a bad address, as in the distribution. */
+	if (!IS_ALIGNED(a->local_addr, sizeof(u64)))
+		return ERR_PTR(-EFAULT);
+	if (!IS_ALIGNED((a->cookie >> 32) + a->remote_addr, sizeof(u64)))
+		return ERR_PTR(-EINVAL);
+	lock_sock(&rs->sk);
+	laddr = rs->bound_addr;
+	trans = rs->trans;
+	release_sock(&rs->sk);
+	if (!trans || !trans->atomic_check)
+		return ERR_PTR(-EOPNOTSUPP);
+	ret = trans->atomic_check(sock_net(&rs->sk), laddr,
+				  rds_atomic_masked(type));
+	if (ret)
+		return ERR_PTR(ret);
+
+	/* The prior value is written to local_addr: a READ of 8 bytes. */
+	op = rds_op_alloc(a->cookie, a->remote_addr,
+			  a->flags & ~RDS_RDMA_READWRITE, a->user_token);
+	if (!op)
+		return ERR_PTR(-ENOMEM);
+	op->len = sizeof(u64);
+	op->is_atomic = true;
+	at = &op->atomic;
+	at->masked = rds_atomic_masked(type);
+	switch (type) {
+	case RDS_CMSG_ATOMIC_FADD:
+		at->compare_add = a->fadd.add;
+		break;
+	case RDS_CMSG_MASKED_ATOMIC_FADD:
+		at->compare_add = a->m_fadd.add;
+		at->compare_add_mask = a->m_fadd.nocarry_mask;
+		break;
+	case RDS_CMSG_ATOMIC_CSWP:
+		at->cswp = true;
+		at->compare_add = a->cswp.compare;
+		at->swap = a->cswp.swap;
+		break;
+	default:	/* RDS_CMSG_MASKED_ATOMIC_CSWP */
+		at->cswp = true;
+		at->compare_add = a->m_cswp.compare;
+		at->swap = a->m_cswp.swap;
+		at->compare_add_mask = a->m_cswp.compare_mask;
+		at->swap_mask = a->m_cswp.swap_mask;
+		break;
+	}
+	return rds_op_attach(rs, op, &iov, 1);
 }
 
 /**
  * rds_rdma_cmsg_type() - may a sendmsg() carry this SOL_RDS control message?
  * @type: its cmsg_type
  *
- * Return: 0 for the RDMA ones, -EOPNOTSUPP for atomics and zero-copy
+ * Return: 0 for the RDMA and atomic ones, -EOPNOTSUPP for zero-copy
  * cookies, which this implementation does not carry, -EINVAL otherwise.
  */
 int rds_rdma_cmsg_type(int type)
@@ -754,11 +852,11 @@ int rds_rdma_cmsg_type(int type)
 	case RDS_CMSG_RDMA_ARGS:
 	case RDS_CMSG_RDMA_DEST:
 	case RDS_CMSG_RDMA_MAP:
-		return 0;
 	case RDS_CMSG_ATOMIC_FADD:
 	case RDS_CMSG_ATOMIC_CSWP:
 	case RDS_CMSG_MASKED_ATOMIC_FADD:
 	case RDS_CMSG_MASKED_ATOMIC_CSWP:
+		return 0;
 	case RDS_CMSG_ZCOPY_COOKIE:
 		return -EOPNOTSUPP;
 	default:
@@ -773,24 +871,30 @@ int rds_rdma_cmsg_type(int type)
  * @m: the message being built: gets its extension header and operation
  * @remote: the destination is another host
  *
- * At most one of each; RDMA_MAP with RDMA_DEST, or an operation with
- * either, is a conflict (one message carries one extension).  The cookie
- * of RDMA_MAP is stored before the send goes on and stays with the socket
- * if the send then fails, as in the distribution's RDS; the message holds
- * the MR (m->reg_mr), so a transport may register it on its way out.
+ * At most one of each, and one operation: RDMA_MAP with RDMA_DEST, or
+ * RDMA_ARGS with either or with an atomic, is a conflict (one message
+ * carries one extension header and one operation; an atomic needs no
+ * extension, so it may go with a cookie).  The cookie of RDMA_MAP is
+ * stored before the send goes on and stays with the socket if the send
+ * then fails, as in the distribution's RDS; the message holds the MR
+ * (m->reg_mr), so a transport may register it on its way out.
  *
  * Return: 0, or -EINVAL for a malformed or conflicting control message,
- * an unknown cookie or mismatched lengths, -EOPNOTSUPP for atomics and
- * for RDMA to this host, -EMSGSIZE for more than UIO_MAXIOV iovecs, or
- * an errno of registration or pinning.
+ * an unknown cookie, mismatched lengths or a misaligned remote atomic,
+ * -EFAULT for a misaligned or unwritable atomic result, -EOPNOTSUPP for
+ * RDMA to this host or atomics the device does not have, -EMSGSIZE for
+ * more than UIO_MAXIOV iovecs, or an errno of registration or pinning.
  */
 int rds_rdma_cmsgs(struct rds_sock *rs, struct msghdr *msg, struct rds_msg *m,
 		   bool remote)
 {
+	const struct rds_atomic_args *atomic = NULL;
 	const struct rds_get_mr_args *map = NULL;
 	const struct rds_rdma_args *args = NULL;
 	const u64 *dest = NULL;
 	struct cmsghdr *cmsg;
+	struct rds_rdma_op *op;
+	int atomic_type = 0;
 	struct rds_mr *mr;
 	u64 cookie;
 
@@ -818,28 +922,43 @@ int rds_rdma_cmsgs(struct rds_sock *rs, struct msghdr *msg, struct rds_msg *m,
 				return -EINVAL;
 			map = CMSG_DATA(cmsg);
 			break;
+		case RDS_CMSG_ATOMIC_FADD:
+		case RDS_CMSG_ATOMIC_CSWP:
+		case RDS_CMSG_MASKED_ATOMIC_FADD:
+		case RDS_CMSG_MASKED_ATOMIC_CSWP:
+			if (atomic || len < sizeof(*atomic))
+				return -EINVAL;
+			atomic = CMSG_DATA(cmsg);
+			atomic_type = cmsg->cmsg_type;
+			break;
 		default:
 			return rds_rdma_cmsg_type(cmsg->cmsg_type);
 		}
 	}
-	if ((map && dest) || (args && (map || dest)))
+	if ((map && dest) || (args && (map || dest || atomic)))
 		return -EINVAL;
-	if (!map && !dest && !args)
+	if (!map && !dest && !args && !atomic)
 		return 0;
 	if (!remote)
 		return -EOPNOTSUPP;
 
-	if (args) {
-		struct rds_rdma_op *op = rds_rdma_op_build(rs, args);
-
+	if (args || atomic) {
+		op = args ? rds_rdma_op_build(rs, args) :
+			    rds_atomic_op_build(rs, atomic_type, atomic);
 		if (IS_ERR(op))
 			return PTR_ERR(op);
 		m->op = op;
-		m->no_sends = op->silent && !m->len;
-		m->exthdr[0] = RDS_EXTHDR_RDMA;
-		rds_exthdr_put32(&m->exthdr[1], op->rkey);
-		rds_stat_inc(RDS_STAT_RDMA_OPS);
-		return 0;
+		m->no_sends = op->silent && !m->len && !map && !dest;
+		if (atomic) {
+			rds_stat_inc(RDS_STAT_ATOMIC_OPS);
+			if (!map && !dest)
+				return 0;
+		} else {
+			m->exthdr[0] = RDS_EXTHDR_RDMA;
+			rds_exthdr_put32(&m->exthdr[1], op->rkey);
+			rds_stat_inc(RDS_STAT_RDMA_OPS);
+			return 0;
+		}
 	}
 	if (dest) {
 		memcpy(&cookie, dest, sizeof(cookie));

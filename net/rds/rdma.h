@@ -56,10 +56,21 @@ struct rds_mr {
 };
 
 /*
- * An RDMA READ or WRITE a message carries (RDS_CMSG_RDMA_ARGS).  The
- * local side is pinned user memory described by @sgt; the transport maps
- * it for the device and posts it before the message's SENDs.
+ * An RDMA READ or WRITE (RDS_CMSG_RDMA_ARGS) or a remote atomic
+ * (RDS_CMSG_*ATOMIC_*) a message carries.  The local side is pinned user
+ * memory described by @sgt (for an atomic, the 8 bytes that receive the
+ * prior value); the transport maps it for the device and posts the
+ * operation before the message's SENDs.
  */
+struct rds_atomic {
+	bool		cswp;		/* compare-and-swap, else fetch-and-add */
+	bool		masked;		/* the masked verbs */
+	u64		compare_add;	/* CSWP: compare; FADD: add */
+	u64		swap;		/* CSWP only */
+	u64		compare_add_mask; /* masked CSWP: compare; FADD: no carry */
+	u64		swap_mask;	/* masked CSWP only */
+};
+
 struct rds_rdma_op {
 	struct rds_sock	*rs;		/* referenced, for the notification */
 	u64		token;		/* user_token */
@@ -67,6 +78,8 @@ struct rds_rdma_op {
 	u64		remote_addr;	/* cookie offset + remote_vec.addr */
 	u64		len;
 	bool		write;		/* RDS_RDMA_READWRITE */
+	bool		is_atomic;	/* an atomic: @atomic, @len is 8 */
+	struct rds_atomic atomic;
 	bool		fence;
 	bool		silent;
 	bool		notify;		/* RDS_RDMA_NOTIFY_ME */

@@ -50,6 +50,7 @@ static const char * const rds_stat_names[RDS_STAT_NR] = {
 	[RDS_STAT_MR_CREATED]	= "rdma_mr_created",
 	[RDS_STAT_MR_RELEASED]	= "rdma_mr_released",
 	[RDS_STAT_RDMA_OPS]	= "rdma_ops",
+	[RDS_STAT_ATOMIC_OPS]	= "atomic_ops",
 	[RDS_STAT_RDMA_NOTIFY]	= "rdma_notify_queued",
 	[RDS_STAT_RDMA_DROPPED]	= "rdma_ops_dropped",
 };

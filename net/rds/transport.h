@@ -118,6 +118,14 @@ struct rds_transport {
 	 *	@mr registered.
 	 */
 	void (*mr_sync)(struct rds_mr *mr, enum dma_data_direction dir);
+	/*
+	 * @atomic_check (optional; without it atomics fail with
+	 *	EOPNOTSUPP): can the device of local address @laddr run
+	 *	remote atomics, the masked verbs if @masked?  Return 0, or
+	 *	-EOPNOTSUPP.  Process context.  A transport with it posts an
+	 *	atomic m->op as it posts an RDMA one.
+	 */
+	int (*atomic_check)(struct net *net, __be32 laddr, bool masked);
 };
 
 int rds_zc_transport_register(struct rds_transport *t);

@@ -6,7 +6,8 @@
 #   1. builds for Debian's 6.1 and 6.12 kernels with W=1: no warning
 #   2. sparse (C=2) on both: no warning
 #   3. checkpatch.pl --strict on every C file and header: clean
-#   4. the selftests, the demo and tools/rds-zc-bench build with -Werror;
+#   4. the selftests, the demo, tools/rds-zc-bench and the examples build
+#      with -Werror;
 #      the ABI check and the bench's own tests (its kernel-log scanner and
 #      judge) run on the host
 #   5. the selftests in qemu guests: our modules and the distribution's rds,
@@ -43,12 +44,12 @@ declare -A MIN_RESULTS=(
 	[distro-6.1]=128
 	[ours-6.12]=128
 	[distro-6.12]=128
-	[remote-distro-distro-6.1]=115
-	[remote-ours-ours-6.1]=123
-	[remote-ours-distro-6.1]=123
-	[remote-distro-ours-6.1]=119
-	[remote-ours-ours-credits-6.1]=123
-	[remote-ours-distro-credits-6.1]=123
+	[remote-distro-distro-6.1]=135
+	[remote-ours-ours-6.1]=143
+	[remote-ours-distro-6.1]=143
+	[remote-distro-ours-6.1]=139
+	[remote-ours-ours-credits-6.1]=143
+	[remote-ours-distro-credits-6.1]=143
 )
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -146,6 +147,9 @@ result $? "selftests and demo build with -Werror" "$log"
 log=$logs/tools-build.log
 make -C tools/rds-zc-bench -B > "$log" 2>&1 && tools/rds-zc-bench/rds-zc-bench --help >> "$log" 2>&1
 result $? "rds-zc-bench builds with -Werror and answers --help" "$log"
+log=$logs/examples-build.log
+make -C tools/rds-zc-examples -B > "$log" 2>&1
+result $? "the user guide's examples build with -Werror" "$log"
 
 run_tap() {	# run_tap PREFIX COMMAND...: count a TAP stream's results
 	local line log=$logs/$1.log
