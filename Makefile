@@ -17,7 +17,8 @@
 #                     in qemu guests: table, CSV and chart in build/bench/
 #                     (about 25 minutes; BENCH_ARGS="--rounds 1" is quicker;
 #                     not part of "make check")
-#   make tools        the benchmark tool, tools/rds-zc-bench/rds-zc-bench
+#   make tools        the benchmark tool, tools/rds-zc-bench/rds-zc-bench, and
+#                     the user guide's examples, tools/rds-zc-examples/
 #   make clean
 
 SHELL := /bin/bash
@@ -61,6 +62,7 @@ selftests:
 
 tools:
 	@$(MAKE) -s -C tools/rds-zc-bench
+	@$(MAKE) -s -C tools/rds-zc-examples
 
 bench:
 	@$(TOP)/tools/testing/bench/bench.sh $(BENCH_ARGS)
@@ -81,6 +83,7 @@ clean:
 	rm -rf $(TOP)/build
 	@$(MAKE) -s -C $(SELFTESTS) clean 2>/dev/null || true
 	@$(MAKE) -s -C tools/rds-zc-bench clean 2>/dev/null || true
+	@$(MAKE) -s -C tools/rds-zc-examples clean 2>/dev/null || true
 
 help:
 	@echo "targets: all modules modules-all deps demo check debug-kernel check-debug selftests tools bench clean"
