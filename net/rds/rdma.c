@@ -27,6 +27,7 @@
 #include <uapi/linux/rds.h>
 
 #include "message.h"
+#include "op_barrier.h"
 #include "rdma.h"
 #include "sock.h"
 #include "stats.h"
@@ -450,6 +451,7 @@ void rds_rdma_sock_init(struct rds_sock *rs)
 	atomic_set(&rs->mr_releasing, 0);
 	init_waitqueue_head(&rs->mr_wait);
 	INIT_LIST_HEAD(&rs->notify_queue);
+	rds_op_sock_init(rs);
 }
 
 /**
@@ -561,6 +563,7 @@ static void rds_rdma_op_free_work(struct work_struct *work)
  */
 void rds_rdma_op_free(struct rds_rdma_op *op)
 {
+	rds_op_untrack(op);	/* never handed on, if still there */
 	INIT_WORK(&op->free_w, rds_rdma_op_free_work);
 	queue_work(rds_mr_wq, &op->free_w);
 }
@@ -603,6 +606,7 @@ void rds_rdma_op_done(struct rds_rdma_op *op, int status)
 	} else {
 		kfree(n);
 	}
+	rds_op_untrack(op);	/* after the notification: barriers see it */
 }
 
 /**
@@ -689,6 +693,7 @@ static struct rds_rdma_op *rds_op_alloc(u64 cookie, u64 remote, u64 flags,
 
 	if (!op)
 		return NULL;
+	INIT_LIST_HEAD(&op->inflight);
 	op->token = token;
 	op->rkey = (u32)cookie;
 	op->remote_addr = (cookie >> 32) + remote;
@@ -843,7 +848,7 @@ static struct rds_rdma_op *rds_atomic_op_build(struct rds_sock *rs, int type,
  * rds_rdma_cmsg_type() - may a sendmsg() carry this SOL_RDS control message?
  * @type: its cmsg_type
  *
- * Return: 0 for the RDMA and atomic ones, -EOPNOTSUPP for zero-copy
+ * Return: 0 for the RDMA, atomic and operation id ones, -EOPNOTSUPP for zero-copy
  * cookies, which this implementation does not carry, -EINVAL otherwise.
  */
 int rds_rdma_cmsg_type(int type)
@@ -856,6 +861,7 @@ int rds_rdma_cmsg_type(int type)
 	case RDS_CMSG_ATOMIC_CSWP:
 	case RDS_CMSG_MASKED_ATOMIC_FADD:
 	case RDS_CMSG_MASKED_ATOMIC_CSWP:
+	case RDS_CMSG_OP_ID:
 		return 0;
 	case RDS_CMSG_ZCOPY_COOKIE:
 		return -EOPNOTSUPP;
@@ -869,6 +875,8 @@ int rds_rdma_cmsg_type(int type)
  * @rs: the sending socket, bound
  * @msg: the call's message
  * @m: the message being built: gets its extension header and operation
+ * @daddr: the destination address
+ * @dport: and port
  * @remote: the destination is another host
  *
  * At most one of each, and one operation: RDMA_MAP with RDMA_DEST, or
@@ -877,18 +885,22 @@ int rds_rdma_cmsg_type(int type)
  * extension, so it may go with a cookie).  The cookie of RDMA_MAP is
  * stored before the send goes on and stays with the socket if the send
  * then fails, as in the distribution's RDS; the message holds the MR
- * (m->reg_mr), so a transport may register it on its way out.
+ * (m->reg_mr), so a transport may register it on its way out.  The
+ * operation gets its id (RDS_OP_BARRIER), stored for the caller where
+ * RDS_CMSG_OP_ID says.
  *
  * Return: 0, or -EINVAL for a malformed or conflicting control message,
- * an unknown cookie, mismatched lengths or a misaligned remote atomic,
+ * an unknown cookie, mismatched lengths, a misaligned remote atomic or
+ * RDS_CMSG_OP_ID without an operation,
  * -EFAULT for a misaligned or unwritable atomic result, -EOPNOTSUPP for
  * RDMA to this host or atomics the device does not have, -EMSGSIZE for
  * more than UIO_MAXIOV iovecs, or an errno of registration or pinning.
  */
 int rds_rdma_cmsgs(struct rds_sock *rs, struct msghdr *msg, struct rds_msg *m,
-		   bool remote)
+		   __be32 daddr, __be16 dport, bool remote)
 {
 	const struct rds_atomic_args *atomic = NULL;
+	const u64 *id_addr = NULL;
 	const struct rds_get_mr_args *map = NULL;
 	const struct rds_rdma_args *args = NULL;
 	const u64 *dest = NULL;
@@ -931,11 +943,17 @@ int rds_rdma_cmsgs(struct rds_sock *rs, struct msghdr *msg, struct rds_msg *m,
 			atomic = CMSG_DATA(cmsg);
 			atomic_type = cmsg->cmsg_type;
 			break;
+		case RDS_CMSG_OP_ID:
+			if (id_addr || len < sizeof(*id_addr))
+				return -EINVAL;
+			id_addr = CMSG_DATA(cmsg);
+			break;
 		default:
 			return rds_rdma_cmsg_type(cmsg->cmsg_type);
 		}
 	}
-	if ((map && dest) || (args && (map || dest || atomic)))
+	if ((map && dest) || (args && (map || dest || atomic)) ||
+	    (id_addr && !args && !atomic))
 		return -EINVAL;
 	if (!map && !dest && !args && !atomic)
 		return 0;
@@ -949,6 +967,14 @@ int rds_rdma_cmsgs(struct rds_sock *rs, struct msghdr *msg, struct rds_msg *m,
 			return PTR_ERR(op);
 		m->op = op;
 		m->no_sends = op->silent && !m->len && !map && !dest;
+		rds_op_track(rs, op, daddr, dport);
+		if (id_addr) {
+			u64 uaddr;
+
+			memcpy(&uaddr, id_addr, sizeof(uaddr));
+			if (put_user(op->id, (u64 __user *)(unsigned long)uaddr))
+				return -EFAULT;
+		}
 		if (atomic) {
 			rds_stat_inc(RDS_STAT_ATOMIC_OPS);
 			if (!map && !dest)

@@ -80,6 +80,11 @@ struct rds_rdma_op {
 	bool		write;		/* RDS_RDMA_READWRITE */
 	bool		is_atomic;	/* an atomic: @atomic, @len is 8 */
 	struct rds_atomic atomic;
+	/* Its id and destination, for barriers (op_barrier.c). */
+	u64		id;
+	__be32		daddr;
+	__be16		dport;
+	struct list_head inflight;	/* on rs->op_inflight until done */
 	bool		fence;
 	bool		silent;
 	bool		notify;		/* RDS_RDMA_NOTIFY_ME */
@@ -107,7 +112,7 @@ void rds_rdma_sock_release(struct rds_sock *rs);
 
 int rds_rdma_cmsg_type(int type);
 int rds_rdma_cmsgs(struct rds_sock *rs, struct msghdr *msg, struct rds_msg *m,
-		   bool remote);
+		   __be32 daddr, __be16 dport, bool remote);
 void rds_rdma_op_free(struct rds_rdma_op *op);
 void rds_rdma_op_done(struct rds_rdma_op *op, int status);
 void rds_zc_rdma_done(struct rds_rdma_op *op, int status);

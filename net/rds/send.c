@@ -226,7 +226,7 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	if (ret)
 		goto out;
 	remote = !rds_loop_addr_is_local(net, daddr);
-	ret = rds_rdma_cmsgs(rs, msg, m, remote);
+	ret = rds_rdma_cmsgs(rs, msg, m, daddr, dport, remote);
 	if (ret)
 		goto out;
 

@@ -84,6 +84,13 @@ struct rds_sock {
 	wait_queue_head_t mr_wait;	/* woken when either reaches 0 */
 	struct list_head notify_queue;	/* under recv_lock */
 
+	/* Operation ids and barriers (op_barrier.c), under op_lock. */
+	spinlock_t	op_lock;	/* a leaf, with interrupts off */
+	u64		op_last_id;	/* the last id handed out */
+	struct list_head op_inflight;	/* operations not done, by id */
+	bool		op_done_unseen;	/* one ended since the last barrier */
+	wait_queue_head_t op_wait;	/* barriers waiting */
+
 	struct rds_cong_monitor cong_mon;
 	/* Set by a send refused with ENOBUFS, cleared by poll() reporting it. */
 	unsigned int	cong_seen_gen;	/* congestion generation at refusal */

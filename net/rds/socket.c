@@ -18,6 +18,7 @@
 #include "bind.h"
 #include "connection.h"
 #include "loop.h"
+#include "op_barrier.h"
 #include "rdma.h"
 #include "recv.h"
 #include "send.h"
@@ -307,6 +308,7 @@ static __poll_t rds_poll(struct file *file, struct socket *sock,
 
 	if (rds_recv_readable(rs))
 		mask |= EPOLLIN | EPOLLRDNORM;
+	mask |= rds_op_poll(rs);	/* operations completed */
 
 	/*
 	 * Without RDS_CONG_MONITOR, a change of congestion after a send was

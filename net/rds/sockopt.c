@@ -7,6 +7,7 @@
  * an unknown option or level ENOPROTOOPT.
  */
 #include <linux/errno.h>
+#include <linux/fs.h>
 #include <linux/in.h>
 #include <linux/net.h>
 #include <linux/sockptr.h>
@@ -17,6 +18,7 @@
 
 #include "connection.h"
 #include "info.h"
+#include "op_barrier.h"
 #include "rdma.h"
 #include "sock.h"
 #include "socket.h"
@@ -210,7 +212,7 @@ static int rds_opt_put_int(int val, char __user *optval, int __user *optlen)
  * rds_getsockopt() - getsockopt() at level SOL_RDS
  * @sock: the socket
  * @level: must be SOL_RDS
- * @optname: RDS_RECVERR or SO_RDS_TRANSPORT
+ * @optname: RDS_RECVERR, SO_RDS_TRANSPORT, RDS_OP_BARRIER or RDS_INFO_*
  * @optval: user buffer
  * @optlen: user buffer length, in and out
  *
@@ -228,6 +230,10 @@ int rds_getsockopt(struct socket *sock, int level, int optname,
 		return rds_info_getsockopt(sock, optname, optval, optlen);
 
 	switch (optname) {
+	case RDS_OP_BARRIER:
+		return rds_op_barrier(rs, sock->file &&
+				      (sock->file->f_flags & O_NONBLOCK),
+				      optval, optlen);
 	case RDS_RECVERR:
 		lock_sock(sock->sk);
 		val = rs->recverr;

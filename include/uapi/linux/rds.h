@@ -30,6 +30,12 @@
 #define SO_RDS_TRANSPORT		8
 /* Receive-path latency tracing; the argument is struct rds_rx_trace_so. */
 #define SO_RDS_MSG_RXPATH_LATENCY	10
+/*
+ * This implementation's own, at a number the distribution's header does
+ * not use: getsockopt() with a struct rds_op_barrier, which operations
+ * of this socket have completed (see RDS_CMSG_OP_ID).
+ */
+#define RDS_OP_BARRIER			64
 
 /* Values of SO_RDS_TRANSPORT. */
 #define RDS_TRANS_IB			0
@@ -60,6 +66,10 @@ typedef __u8 rds_tos_t;
  * RXPATH_LATENCY (recvmsg): struct rds_cmsg_rx_trace.
  * ZCOPY_COOKIE (sendmsg), ZCOPY_COMPLETION (recvmsg): zero-copy send
  *	bookkeeping, struct rds_zcopy_cookies on completion.
+ * OP_ID (sendmsg, this implementation's own): a __u64 user address where
+ *	the id of the message's RDMA or atomic operation is stored.  Ids
+ *	increase by one per operation of the socket, starting at 1; an id
+ *	whose sendmsg() failed is complete at once.
  */
 #define RDS_CMSG_RDMA_ARGS		1
 #define RDS_CMSG_RDMA_DEST		2
@@ -73,6 +83,7 @@ typedef __u8 rds_tos_t;
 #define RDS_CMSG_RXPATH_LATENCY		11
 #define RDS_CMSG_ZCOPY_COOKIE		12
 #define RDS_CMSG_ZCOPY_COMPLETION	13
+#define RDS_CMSG_OP_ID			64
 
 /* Information tables read with getsockopt(SOL_RDS, RDS_INFO_*). */
 #define RDS_INFO_FIRST			10000
@@ -326,6 +337,24 @@ struct rds_atomic_args {
 struct rds_rdma_notify {
 	__u64	user_token;
 	__s32	status;
+};
+
+/*
+ * RDS_OP_BARRIER: the highest id up to which every operation of the
+ * socket towards @dest has completed (succeeded or failed, its status
+ * reported as RDS_CMSG_RDMA_STATUS where one was asked for), in @done_id.
+ * @dest: AF_INET address and port, port 0 for every port of the address,
+ *	or AF_UNSPEC for every destination.
+ * @wait_id: 0, or wait until @done_id reaches it: a blocking socket
+ *	waits (SO_RCVTIMEO, then EAGAIN; a signal: EINTR), a non-blocking
+ *	one gets EAGAIN.  An id not handed out yet: EINVAL.
+ * poll() reports POLLRDBAND once an operation completed since the last
+ * RDS_OP_BARRIER call.
+ */
+struct rds_op_barrier {
+	struct __kernel_sockaddr_storage dest;
+	__u64			wait_id;
+	__u64			done_id;
 };
 
 /* Values of rds_rdma_notify.status. */

@@ -2,8 +2,9 @@
 /*
  * rds_mr - limits of RDMA memory registration on one host: RLIMIT_MEMLOCK,
  * the size limit, the pool size, and what close and process death leave
- * pinned.  Needs a socket bound to an address of an RDMA device (RDS_ADDR
- * in the bench).
+ * pinned; and operation ids and barriers (RDS_CMSG_OP_ID, RDS_OP_BARRIER)
+ * for operations that wait for a host that never answers.  Needs a
+ * socket bound to an address of an RDMA device (RDS_ADDR in the bench).
  *
  * The distribution's module cannot register memory before a connection
  * exists (its RDS_GET_MR fails with EOPNOTSUPP or ENODEV), so with it
@@ -18,8 +19,11 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
+#include <sys/time.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -339,7 +343,13 @@ static struct sockaddr_in silent_host(void)
  * loop of such sends pinned memory without bound.  The distribution does
  * not charge these pages: our modules only.
  */
-static int send_rdma(int fd, void *p, size_t len)
+/*
+ * An RDMA WRITE of [p, p + len) to port @port of the silent host,
+ * non-blocking; with @id, RDS_CMSG_OP_ID asks for its id there.  Return:
+ * 0 or -errno.
+ */
+static int send_rdma_to(int fd, void *p, size_t len, unsigned short port,
+			uint64_t *id)
 {
 	struct sockaddr_in to = silent_host();
 	struct rds_iovec local = { (uintptr_t)p, len };
@@ -350,18 +360,33 @@ static int send_rdma(int fd, void *p, size_t len)
 		.nr_local = 1,
 		.flags = RDS_RDMA_READWRITE,
 	};
-	char cbuf[CMSG_SPACE(sizeof(a))] = { 0 };
+	uint64_t where = (uintptr_t)id;
+	char cbuf[CMSG_SPACE(sizeof(a)) + CMSG_SPACE(sizeof(where))] = { 0 };
 	struct msghdr m = {
 		.msg_name = &to, .msg_namelen = sizeof(to),
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+		.msg_control = cbuf,
+		.msg_controllen = id ? sizeof(cbuf) : CMSG_SPACE(sizeof(a)),
 	};
 	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
 
+	to.sin_port = htons(port);
 	c->cmsg_level = SOL_RDS;
 	c->cmsg_type = RDS_CMSG_RDMA_ARGS;
 	c->cmsg_len = CMSG_LEN(sizeof(a));
 	memcpy(CMSG_DATA(c), &a, sizeof(a));
+	if (id) {
+		c = CMSG_NXTHDR(&m, c);
+		c->cmsg_level = SOL_RDS;
+		c->cmsg_type = RDS_CMSG_OP_ID;
+		c->cmsg_len = CMSG_LEN(sizeof(where));
+		memcpy(CMSG_DATA(c), &where, sizeof(where));
+	}
 	return sendmsg(fd, &m, MSG_DONTWAIT) < 0 ? -errno : 0;
+}
+
+static int send_rdma(int fd, void *p, size_t len)
+{
+	return send_rdma_to(fd, p, len, 4000, NULL);
 }
 
 static void test_rdma_op_memlock(void)
@@ -430,6 +455,168 @@ static void test_small_sends_bounded(void)
 	small_sends(1);
 }
 
+/*
+ * RDS_OP_BARRIER of port @port of @host (port 0: all of them; host NULL:
+ * every destination), waiting for @wait: 0 with the barrier in *done, or
+ * -errno.
+ */
+static int barrier(int fd, const char *host, unsigned short port,
+		   uint64_t wait, uint64_t *done)
+{
+	struct rds_op_barrier b = { .wait_id = wait, .done_id = ~0ULL };
+	struct sockaddr_in *sin = (struct sockaddr_in *)&b.dest;
+	socklen_t len = sizeof(b);
+
+	if (host) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(port);
+		inet_pton(AF_INET, host, &sin->sin_addr);
+	}
+	if (getsockopt(fd, SOL_RDS, RDS_OP_BARRIER, &b, &len))
+		return -errno;
+	EXPECT_EQ(len, sizeof(b));
+	*done = b.done_id;
+	return 0;
+}
+
+static uint64_t barrier_now(int fd, const char *host, unsigned short port)
+{
+	uint64_t done = ~0ULL;
+
+	EXPECT_EQ(barrier(fd, host, port, 0, &done), 0);
+	return done;
+}
+
+/* A message with RDS_CMSG_OP_ID and no operation: 0 or -errno. */
+static int send_op_id_only(int fd, uint64_t *id)
+{
+	struct sockaddr_in to = silent_host();
+	uint64_t where = (uintptr_t)id;
+	char cbuf[CMSG_SPACE(sizeof(where))] = { 0 };
+	struct msghdr m = {
+		.msg_name = &to, .msg_namelen = sizeof(to),
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+
+	c->cmsg_level = SOL_RDS;
+	c->cmsg_type = RDS_CMSG_OP_ID;
+	c->cmsg_len = CMSG_LEN(sizeof(where));
+	memcpy(CMSG_DATA(c), &where, sizeof(where));
+	return sendmsg(fd, &m, MSG_DONTWAIT) < 0 ? -errno : 0;
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/* Let the barrier wait of @fd end by RDS_CANCEL_SENT_TO after @ms. */
+static pid_t cancel_later(int fd, unsigned short port, int ms)
+{
+	struct sockaddr_in to = silent_host();
+	pid_t pid = fork();
+
+	ASSERT_TRUE(pid >= 0, "fork: %s", rt_errname(errno));
+	if (pid == 0) {
+		rt_sleep_ms(ms);
+		to.sin_port = htons(port);
+		_exit(setsockopt(fd, SOL_RDS, RDS_CANCEL_SENT_TO, &to,
+				 sizeof(to)) ? 1 : 0);
+	}
+	return pid;
+}
+
+/*
+ * Operation ids and barriers with operations that never leave: RDMAs
+ * queued for the silent host's ports 4000 and 4001 get ids 1, 2, 3 ...;
+ * each destination's barrier stops below its oldest one, another host's
+ * is the last id; a wait for an undone id gives EAGAIN when non-blocking
+ * or after SO_RCVTIMEO, EINTR on a signal, and ends when RDS_CANCEL_SENT_TO
+ * ends the operations (CANCELED), which also sets POLLRDBAND until the
+ * next barrier call.  Bad arguments: EINVAL, EAFNOSUPPORT, EFAULT.
+ */
+static void test_op_barrier(void)
+{
+	struct rds_op_barrier b = { .dest.ss_family = AF_INET6 };
+	struct sigaction sa = { .sa_handler = on_alarm };
+	struct itimerval it = { .it_value = { 0, 200000 } };
+	struct timeval tv = { 0, 300000 };
+	struct pollfd pfd;
+	uint64_t id[4] = { 0 }, done;
+	socklen_t len = sizeof(b);
+	long long t0;
+	char *p = pages(1);
+	int fd, st;
+	pid_t pid;
+
+	if (strcmp(getenv("RDS_MODULES") ?: "", "ours"))
+		rt_skip("the distribution has no operation ids (%s)",
+			"RDS_CMSG_OP_ID, RDS_OP_BARRIER)");
+	fd = bound_socket();
+	EXPECT_EQ(barrier_now(fd, NULL, 0), 0);
+	EXPECT_EQ(send_rdma_to(fd, p, 64, 4000, &id[0]), 0);
+	EXPECT_EQ(send_rdma_to(fd, p, 64, 4001, &id[1]), 0);
+	EXPECT_EQ(send_rdma_to(fd, p, 64, 4000, &id[2]), 0);
+	EXPECT_TRUE(id[0] == 1 && id[1] == 2 && id[2] == 3,
+		    "ids %llu %llu %llu, expected 1 2 3",
+		    (unsigned long long)id[0], (unsigned long long)id[1],
+		    (unsigned long long)id[2]);
+	EXPECT_EQ(barrier_now(fd, NULL, 0), 0);
+	EXPECT_EQ(barrier_now(fd, "10.0.0.250", 4000), 0);
+	EXPECT_EQ(barrier_now(fd, "10.0.0.250", 4001), 1);
+	EXPECT_EQ(barrier_now(fd, "10.0.0.250", 0), 0);
+	EXPECT_EQ(barrier_now(fd, "10.0.0.251", 4000), 3);
+
+	/* errors */
+	EXPECT_EQ(barrier(fd, NULL, 0, 4, &done), -EINVAL);
+	EXPECT_SYS_ERR(getsockopt(fd, SOL_RDS, RDS_OP_BARRIER, &b, &len),
+		       EAFNOSUPPORT);
+	b.dest.ss_family = 99;
+	EXPECT_SYS_ERR(getsockopt(fd, SOL_RDS, RDS_OP_BARRIER, &b, &len),
+		       EINVAL);
+	b.dest.ss_family = AF_UNSPEC;
+	len = sizeof(b) - 1;
+	EXPECT_SYS_ERR(getsockopt(fd, SOL_RDS, RDS_OP_BARRIER, &b, &len),
+		       EINVAL);
+	EXPECT_EQ(send_rdma_to(fd, p, 64, 4000, (uint64_t *)8), -EFAULT);
+	EXPECT_EQ(send_op_id_only(fd, &id[3]), -EINVAL);
+
+	/* waiting */
+	ASSERT_SYS_OK(fcntl(fd, F_SETFL, O_NONBLOCK));
+	EXPECT_EQ(barrier(fd, NULL, 0, 1, &done), -EAGAIN);
+	ASSERT_SYS_OK(fcntl(fd, F_SETFL, 0));
+	ASSERT_SYS_OK(setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)));
+	t0 = rt_now_ms();
+	EXPECT_EQ(barrier(fd, NULL, 0, 1, &done), -EAGAIN);
+	EXPECT_TRUE(rt_now_ms() - t0 >= 250, "SO_RCVTIMEO 300 ms: back after %lld ms",
+		    rt_now_ms() - t0);
+	memset(&tv, 0, sizeof(tv));
+	ASSERT_SYS_OK(setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)));
+	ASSERT_SYS_OK(sigaction(SIGALRM, &sa, NULL));	/* no SA_RESTART */
+	ASSERT_SYS_OK(setitimer(ITIMER_REAL, &it, NULL));
+	EXPECT_EQ(barrier(fd, NULL, 0, 1, &done), -EINTR);
+
+	/* the operations end: CANCELED, and the barriers move */
+	pfd = (struct pollfd){ .fd = fd, .events = POLLRDBAND };
+	EXPECT_EQ(poll(&pfd, 1, 0), 0);
+	pid = cancel_later(fd, 4001, 200);
+	EXPECT_EQ(barrier(fd, "10.0.0.250", 4001, 2, &done), 0);
+	EXPECT_EQ(done, 4);	/* the EFAULT send's id 4 is complete too */
+	ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	EXPECT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st), "RDS_CANCEL_SENT_TO failed");
+	EXPECT_EQ(barrier_now(fd, NULL, 0), 0);
+	pid = cancel_later(fd, 4000, 200);
+	EXPECT_EQ(poll(&pfd, 1, 5000), 1);
+	EXPECT_EQ(pfd.revents, POLLRDBAND);
+	ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	EXPECT_EQ(barrier(fd, NULL, 0, 3, &done), 0);
+	EXPECT_EQ(done, 4);
+	EXPECT_EQ(poll(&pfd, 1, 0), 0);
+	close(fd);
+	munmap(p, PAGE);
+}
+
 static const struct rt_case cases[] = {
 	{ "memlock_limit", test_memlock_limit, 30 },
 	{ "size_limit", test_size_limit, 30 },
@@ -439,6 +626,7 @@ static const struct rt_case cases[] = {
 	{ "reg_qp_recovery", test_reg_qp_recovery, 30 },
 	{ "rdma_op_memlock", test_rdma_op_memlock, 30 },
 	{ "small_sends_bounded", test_small_sends_bounded, 30 },
+	{ "op_barrier", test_op_barrier, 30 },
 };
 
 int main(int argc, char **argv)
