@@ -22,8 +22,9 @@
 # On both nodes it builds the test programs if needed, then runs rds_remote
 # and rds_rdma (the two programs of each pair talk to each other),
 # rds_faults.sh (both guests together, synchronised by guest-barrier.sh)
-# rds_remote's connect_race_rule once more and rds_hostile (node 2 forging
-# connect requests to node 1), merging their TAP into one
+# rds_remote's connect_race_rule once more, rds_hostile (node 2 forging
+# connect requests to node 1) and the user guide's examples
+# (rds_examples.sh), merging their TAP into one
 # stream per guest like run_guest.sh: every result renumbered and named
 # after its program, the plan last.  Exit status 0 iff nothing failed.  Each
 # program's own output is also kept in $RESULTS/<program>.tap, the fault
@@ -71,6 +72,8 @@ else
 	run_prog race_rule 60 "$here/rds_remote" connect_race_rule
 	# A liar on the fabric: node 2 forges connect requests to node 1.
 	run_prog rds_hostile 600 "$here/rds_hostile"
+	# The user guide's examples, node 1 serving node 2.
+	run_prog rds_examples 180 "$here/rds_examples.sh"
 fi
 
 tap_finish
