@@ -33,6 +33,13 @@
  *	Value: pairs per second, all threads together.
  * dgram_rtt_p50, dgram_rtt_p99: round trips of 64-byte datagrams, one at
  *	a time; median and 99th percentile in microseconds.
+ * reclaim_notify, reclaim_barrier: the client RDMA-writes an MR of the
+ *	server (asked for with a MR request) from 16 buffers in batches:
+ *	all 16 in flight, then the batch is waited for, by one notification
+ *	per operation (RDS_RDMA_NOTIFY_ME) or by one RDS_OP_BARRIER for the
+ *	batch (the bulk reclaim of the original RDS design), and the buffers
+ *	are reused.  Silent WRITEs, no messages.  Value: operations per
+ *	second.  The barrier needs this project's module.
  * dgram_rate, dgram_tput: datagrams sent to the server by inflight
  *	threads with a socket each, as fast as the sockets take them; the
  *	clock stops when the server has answered the last one of every
@@ -105,6 +112,8 @@ enum {
 	T_STATS_REPLY,
 	T_BYE,		/* the client is done */
 	T_BYE_ACK,
+	T_MR,		/* answered by the cookie of the server's MR */
+	T_MR_REPLY,
 };
 
 #define F_ERROR		0x1	/* an ACK without RDMA: cookie holds errno */
@@ -172,6 +181,9 @@ static struct {
 #define TEST_RDMA	0x1
 #define TEST_REG	0x2
 #define TEST_DGRAM	0x4
+#define TEST_RECLAIM	0x8
+
+#define RECLAIM_DEPTH	16	/* operations per batch of the reclaim points */
 
 #define KEY_MAP		0x1
 #define KEY_GETMR	0x2
@@ -442,6 +454,8 @@ static unsigned char *srv_buf;		/* received messages */
 static unsigned char *srv_rdma;		/* the server's side of every RDMA */
 static uint64_t srv_c[C_COUNT];
 static struct sockaddr_in srv_peer[MAX_SLOTS];	/* who asked, by slot */
+static unsigned char *srv_mr_buf;		/* the MR of T_MR */
+static uint64_t srv_mr_cookie;
 static uint64_t srv_epoch;			/* RESETs so far, 16 bits */
 
 /* An RDMA's user_token: the epoch, the request's sequence, its slot. */
@@ -509,6 +523,27 @@ static void srv_rdma_op(int fd, const struct bench_msg *req,
 	}
 }
 
+/* T_MR: the cookie of the server's MR, registered once; or F_ERROR. */
+static void srv_mr(int fd, const struct bench_msg *req, const struct rx *rx)
+{
+	struct rds_get_mr_args args = {
+		.vec = { (uintptr_t)srv_mr_buf, MAX_MSG },
+		.cookie_addr = (uintptr_t)&srv_mr_cookie,
+	};
+	struct bench_msg m;
+
+	msg_init(&m, T_MR_REPLY, req->seq);
+	if (!srv_mr_cookie &&
+	    setsockopt(fd, SOL_RDS, RDS_GET_MR, &args, sizeof(args))) {
+		m.flags = F_ERROR;
+		m.cookie = errno;
+		srv_mr_cookie = 0;
+	} else {
+		m.cookie = srv_mr_cookie;
+	}
+	send_plain(fd, &rx->from, &m, sizeof(m));
+}
+
 /*
  * A notification.  One of an RDMA sent before the last RESET belongs to a
  * point that is over (it failed, or its notifications came late): it is
@@ -554,6 +589,7 @@ static int run_server(void)
 
 	srv_buf = xmap(MAX_MSG + PAGE_SZ);
 	srv_rdma = xmap(MAX_MSG);
+	srv_mr_buf = xmap(MAX_MSG);
 	fd = rds_open(&opt.self, 4096, opt.bufsize, err, sizeof(err));
 	if (fd < 0)
 		die("%s", err);
@@ -599,6 +635,9 @@ static int run_server(void)
 			case T_RDMA_WRITE:
 			case T_RDMA_READ:
 				srv_rdma_op(fd, m, &rx);
+				break;
+			case T_MR:
+				srv_mr(fd, m, &rx);
 				break;
 			case T_RESET:
 				memset(srv_c, 0, sizeof(srv_c));
@@ -1113,6 +1152,164 @@ static void reg_point(int inv, int nthreads)
 
 /* ------------------------------------------------------------- datagrams */
 
+/*
+ * A silent RDMA WRITE of len bytes at buf to off of the server's MR;
+ * with @id, RDS_CMSG_OP_ID asks for its id there.
+ */
+static long send_write(int fd, uint64_t cookie, uint64_t off, void *buf,
+		       size_t len, uint64_t flags, uint64_t token, uint64_t *id)
+{
+	struct rds_iovec iov = { (uintptr_t)buf, len };
+	struct rds_rdma_args args = {
+		.cookie = cookie,
+		.remote_vec = { off, len },
+		.local_vec_addr = (uintptr_t)&iov,
+		.nr_local = 1,
+		.flags = flags | RDS_RDMA_READWRITE | RDS_RDMA_SILENT,
+		.user_token = token,
+	};
+	uint64_t where = (uintptr_t)id;
+	union {
+		char buf[CMSG_SPACE(sizeof(args)) + CMSG_SPACE(sizeof(where))];
+		struct cmsghdr align;
+	} ctl;
+	struct msghdr msg = {
+		.msg_name = &opt.server,
+		.msg_namelen = sizeof(opt.server),
+		.msg_control = ctl.buf,
+		.msg_controllen = CMSG_SPACE(sizeof(args)) +
+				  (id ? CMSG_SPACE(sizeof(where)) : 0),
+	};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+
+	memset(&ctl, 0, sizeof(ctl));
+	c->cmsg_level = SOL_RDS;
+	c->cmsg_type = RDS_CMSG_RDMA_ARGS;
+	c->cmsg_len = CMSG_LEN(sizeof(args));
+	memcpy(CMSG_DATA(c), &args, sizeof(args));
+	if (id) {
+		c = CMSG_NXTHDR(&msg, c);
+		c->cmsg_level = SOL_RDS;
+		c->cmsg_type = RDS_CMSG_OP_ID;
+		c->cmsg_len = CMSG_LEN(sizeof(where));
+		memcpy(CMSG_DATA(c), &where, sizeof(where));
+	}
+	return sendmsg(fd, &msg, 0);
+}
+
+/* Wait for a batch: @n notifications of success, or the barrier of @id. */
+static int reclaim_wait(int fd, int barrier, int n, uint64_t id, char *why,
+			size_t wlen)
+{
+	struct rds_op_barrier b = { .wait_id = id };
+	socklen_t blen = sizeof(b);
+	unsigned char buf[64];
+	struct rx rx;
+	int got = 0, i;
+
+	if (barrier) {
+		memcpy(&b.dest, &opt.server, sizeof(opt.server));
+		if (!getsockopt(fd, SOL_RDS, RDS_OP_BARRIER, &b, &blen))
+			return 0;
+		snprintf(why, wlen, "RDS_OP_BARRIER: %s", errname(errno));
+		return -1;
+	}
+	while (got < n) {
+		if (recv_rx(fd, buf, sizeof(buf), 0, &rx) < 0) {
+			snprintf(why, wlen, "%d of %d notifications: %s", got,
+				 n, errname(errno));
+			return -1;
+		}
+		for (i = 0; i < rx.nnote; i++, got++) {
+			if (rx.note[i].status != RDS_RDMA_SUCCESS) {
+				snprintf(why, wlen, "an RDMA WRITE failed: status %s",
+					 status_name(rx.note[i].status));
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+static void reclaim_point(int barrier, unsigned int size)
+{
+	const char *name = barrier ? "reclaim_barrier" : "reclaim_notify";
+	size_t slot = page_round(size);
+	char why[256] = "", extra[128], human[256];
+	double t0 = 0, secs, deadline = 0;
+	int fd, i, unsupported = 0;
+	unsigned char *buf = NULL;
+	uint64_t cookie, id = 0;
+	long ops = 0, batch;
+	struct bench_msg m;
+
+	fd = rds_open(&opt.self, 4096, 4 << 20, why, sizeof(why));
+	if (fd < 0)
+		goto out;
+	buf = xmap(RECLAIM_DEPTH * slot);
+	if (ask(fd, T_MR, T_MR_REPLY, 1, &m, sizeof(m))) {
+		snprintf(why, sizeof(why), "no answer to MR: %s", errname(errno));
+		goto out;
+	}
+	if (m.flags & F_ERROR) {
+		snprintf(why, sizeof(why), "the server's RDS_GET_MR: %s",
+			 errname((int)m.cookie));
+		unsupported = unsupported_err((int)m.cookie);
+		goto out;
+	}
+	cookie = m.cookie;
+	/* Batch 0 warms up; the clock runs from batch 1 on. */
+	for (batch = 0;; batch++) {
+		if (batch == 1) {
+			t0 = now();
+			deadline = t0 + opt.secs;
+		}
+		for (i = 0; i < RECLAIM_DEPTH; i++) {
+			int last = i == RECLAIM_DEPTH - 1;
+
+			if (send_write(fd, cookie, (uint64_t)i * size,
+				       buf + i * slot, size,
+				       barrier ? 0 : RDS_RDMA_NOTIFY_ME, i,
+				       barrier && last ? &id : NULL) < 0) {
+				int e = errno;
+
+				snprintf(why, sizeof(why), "sendmsg: %s",
+					 errname(e));
+				/* the distribution refuses RDS_CMSG_OP_ID */
+				unsupported = !batch && barrier &&
+					      (e == EINVAL || unsupported_err(e));
+				goto out;
+			}
+		}
+		if (reclaim_wait(fd, barrier, RECLAIM_DEPTH, id, why,
+				 sizeof(why))) {
+			unsupported = !batch && barrier && unsupported_err(errno);
+			goto out;
+		}
+		if (!batch)
+			continue;
+		ops += RECLAIM_DEPTH;
+		if (now() >= deadline || (opt.max_ops && ops >= opt.max_ops))
+			break;
+	}
+	secs = now() - t0;
+	snprintf(extra, sizeof(extra), "ops=%ld secs=%.3f", ops, secs);
+	snprintf(human, sizeof(human),
+		 "bulk reclaim by %s, RDMA WRITE %s, batches of %d: %.1f ops/s (%ld ops in %.2f s)",
+		 barrier ? "one barrier per batch" : "a notification per operation",
+		 size_str(size), RECLAIM_DEPTH, ops / secs, ops, secs);
+	result(name, size, RECLAIM_DEPTH, ops / secs, "ops/s", extra, human);
+	close(fd);
+	munmap(buf, RECLAIM_DEPTH * slot);
+	return;
+out:
+	no_result(name, size, RECLAIM_DEPTH, "ops/s", unsupported, why);
+	if (fd >= 0)
+		close(fd);
+	if (buf)
+		munmap(buf, RECLAIM_DEPTH * slot);
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -1329,8 +1526,8 @@ static void print_usage(FILE *f)
 		"  -n, --ops N            at most N operations per point and thread\n"
 		"                         (default: no limit, only the time)\n"
 		"  -t, --timeout SECS     longest wait for any answer or send (default 30)\n"
-		"      --tests LIST       rdma,reg,dgram (default all three; reg needs no\n"
-		"                         server)\n"
+		"      --tests LIST       rdma,reg,dgram,reclaim (default all four; reg\n"
+		"                         needs no server)\n"
 		"      --dirs LIST        RDMA directions: write,read (default both)\n"
 		"      --keys LIST        how the client gets its key: map (RDS_CMSG_RDMA_MAP\n"
 		"                         with RDS_RDMA_USE_ONCE on the request), getmr\n"
@@ -1465,7 +1662,7 @@ static const struct option long_opts[] = {
 
 static void parse_options(int argc, char **argv)
 {
-	static const char * const tests[] = { "rdma", "reg", "dgram" };
+	static const char * const tests[] = { "rdma", "reg", "dgram", "reclaim" };
 	static const char * const dirs[] = { "write", "read" };
 	long port = DEF_PORT, v;
 	char *end;
@@ -1473,7 +1670,7 @@ static void parse_options(int argc, char **argv)
 
 	opt.secs = 2;
 	opt.timeout = 30;
-	opt.tests = TEST_RDMA | TEST_REG | TEST_DGRAM;
+	opt.tests = TEST_RDMA | TEST_REG | TEST_DGRAM | TEST_RECLAIM;
 	opt.dirs = 3;
 	opt.keys = KEY_MAP | KEY_GETMR | KEY_REUSE;
 	parse_list(&opt.sizes, "4K,64K,1M", 1, MAX_MSG, "");
@@ -1517,7 +1714,7 @@ static void parse_options(int argc, char **argv)
 			break;
 		case O_TESTS:
 			opt.tests = parse_names(optarg, tests, ARRAY_SIZE(tests),
-						"--tests takes rdma,reg,dgram: %s");
+						"--tests takes rdma,reg,dgram,reclaim: %s");
 			break;
 		case O_DIRS:
 			opt.dirs = parse_names(optarg, dirs, ARRAY_SIZE(dirs),
@@ -1593,11 +1790,11 @@ static void rdma_points(int write, int key)
 
 static int run_client(void)
 {
-	int need_server = opt.tests & (TEST_RDMA | TEST_DGRAM);
+	int need_server = opt.tests & (TEST_RDMA | TEST_DGRAM | TEST_RECLAIM);
 	int d, k, i, j;
 
 	if (need_server && !opt.have_server)
-		bad_usage("%s", "-s SERVER is required for --tests rdma and dgram");
+		bad_usage("%s", "-s SERVER is required for --tests rdma, dgram and reclaim");
 	printf("# rds-zc-bench client %s", inet_ntoa(opt.self.sin_addr));
 	printf(" -> %s:%u, %.1f s per point, timeout %d s%s%s\n",
 	       inet_ntoa(opt.server.sin_addr), ntohs(opt.server.sin_port),
@@ -1615,6 +1812,13 @@ static int run_client(void)
 		for (k = 0; k < 2; k++)
 			for (j = 0; j < opt.reg_threads.n; j++)
 				reg_point(k, opt.reg_threads.v[j]);
+	if (opt.tests & TEST_RECLAIM) {
+		static const unsigned int sizes[] = { 4096, 65536 };
+
+		for (i = 0; i < (int)ARRAY_SIZE(sizes); i++)
+			for (k = 0; k < 2; k++)
+				reclaim_point(k, sizes[i]);
+	}
 	if (opt.tests & TEST_DGRAM) {
 		static const unsigned int sizes[] = { 64, 4096, 65536, 1 << 20 };
 

@@ -50,6 +50,9 @@ def figures():
     for size in (65536, 1 << 20):
         for senders in (1, 16):
             out.append(("dgram_tput", size, senders, None))
+    for size in (4096, 65536):
+        for name in ("reclaim_notify", "reclaim_barrier"):
+            out.append((name, size, 16, None))
     return out
 
 
@@ -150,6 +153,9 @@ def label(name, size, inflight):
         return f"GET_MR+FREE_MR{inv} {size_str(size)}, {inflight} thr"
     if name.startswith("dgram_rtt"):
         return f"datagram RTT {name[-3:]} {size_str(size)}"
+    if name.startswith("reclaim_"):
+        how = "barrier/16" if name.endswith("barrier") else "NOTIFY_ME/op"
+        return f"bulk reclaim by {how}, WRITE {size_str(size)} x{inflight}"
     kind = "rate" if name == "dgram_rate" else "throughput"
     return f"datagram {kind} {size_str(size)}, {inflight} snd"
 
@@ -276,6 +282,17 @@ def make_table(rows, env, notes):
 
     out = header_lines(env) + ["", line(head), line(["-" * w for w in widths])]
     out += [line(b) for b in body]
+    by = {(r["name"], r["size"]): r for r in rows}
+    recl = []
+    for size in (4096, 65536):
+        n, b = by.get(("reclaim_notify", size)), by.get(("reclaim_barrier", size))
+        if n and b:
+            q = ratio(b["ours"].median(), n["ours"].median())
+            if q is not None:
+                recl.append(f"{size_str(size)} {q:.2f}x")
+    if recl:
+        out += ["", "Bulk reclaim, ours: one barrier per 16 operations against "
+                "a notification per operation: " + ", ".join(recl)]
     if notes:
         out += ["", "Bench warnings (vm-run.sh checks that failed; see the logs):"]
         out += ["  " + n for n in notes]

@@ -1629,21 +1629,14 @@ static void client_killed(int owner)
  */
 #define CUT_S		15
 
-static void link_dropped(int owner)
+/*
+ * Lose every frame this node sends for CUT_S seconds (the bench's guests
+ * carry RDS over eth0).  Return: the process that ends the loss.
+ */
+static pid_t link_cut(void)
 {
-	struct pair p;
-	uint64_t cookie;
 	pid_t restore;
-	int status, st;
 
-	pair_start(&p, owner);
-	if (p.owner) {
-		owner_of_failure(&p);
-		pair_end(&p);
-		return;
-	}
-	cookie = server_cookie_ack(&p);
-	/* The bench's guests carry RDS over eth0. */
 	ASSERT_TRUE(!system("tc qdisc add dev eth0 root netem loss 100%"),
 		    "tc qdisc add dev eth0 root netem loss 100%% failed");
 	restore = fork();
@@ -1656,11 +1649,37 @@ static void link_dropped(int owner)
 		rt_fail("fork: %s", rt_errname(errno));
 		rt_abort();
 	}
-	status = fail_server(&p, NULL, cookie, 0, 4096, RDS_RDMA_NOTIFY_ME,
-			     1, 1);
+	return restore;
+}
+
+/* Wait for link_cut()'s process: the link is back. */
+static void link_restored(pid_t restore)
+{
+	int st;
+
 	ASSERT_EQ(waitpid(restore, &st, 0), restore);
 	EXPECT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st),
 		    "tc qdisc del dev eth0 root failed");
+}
+
+static void link_dropped(int owner)
+{
+	struct pair p;
+	uint64_t cookie;
+	pid_t restore;
+	int status;
+
+	pair_start(&p, owner);
+	if (p.owner) {
+		owner_of_failure(&p);
+		pair_end(&p);
+		return;
+	}
+	cookie = server_cookie_ack(&p);
+	restore = link_cut();
+	status = fail_server(&p, NULL, cookie, 0, 4096, RDS_RDMA_NOTIFY_ME,
+			     1, 1);
+	link_restored(restore);
 	if (distro(node))
 		rt_diag("distribution: the operation ended with %s",
 			status_name(status));
@@ -2450,7 +2469,7 @@ static void test_op_barrier_drop(void)
 	uint64_t cookie, id[8], done;
 	struct pair p;
 	pid_t restore;
-	int i, st, dropped = 0;
+	int i, dropped = 0;
 
 	needs_ours(2, "no operation ids or barriers");
 	pair_start(&p, 1);
@@ -2460,14 +2479,7 @@ static void test_op_barrier_drop(void)
 		return;
 	}
 	cookie = server_cookie_ack(&p);
-	ASSERT_TRUE(!system("tc qdisc add dev eth0 root netem loss 100%"),
-		    "tc qdisc add dev eth0 root netem loss 100%% failed");
-	restore = fork();
-	if (restore == 0) {
-		sleep(CUT_S);
-		_exit(system("tc qdisc del dev eth0 root") ? 1 : 0);
-	}
-	ASSERT_TRUE(restore > 0, "fork: %s", rt_errname(errno));
+	restore = link_cut();
 	for (i = 0; i < 8; i++)
 		EXPECT_SYS_OK(write_with_id(&p, 0, cookie, i * sizeof(data), data,
 					    sizeof(data), RDS_RDMA_NOTIFY_ME,
@@ -2480,9 +2492,7 @@ static void test_op_barrier_drop(void)
 		EXPECT_TRUE(note[i], "operation %d was not reported", i);
 	EXPECT_EQ(dropped, 8);
 	set_rcvtimeo(p.fd, RCV_TIMEOUT_MS);
-	ASSERT_EQ(waitpid(restore, &st, 0), restore);
-	EXPECT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st),
-		    "tc qdisc del dev eth0 root failed");
+	link_restored(restore);
 	fail_server_after(&p, -1, 0, 1);
 	pair_end(&p);
 }
