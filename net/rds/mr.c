@@ -1,0 +1,439 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Memory regions, the core's part (see rdma.h): the user memory a socket
+ * registers for its peers with RDS_GET_MR, RDS_GET_MR_FOR_DEST and
+ * RDS_CMSG_RDMA_MAP, and gives back with RDS_FREE_MR, a USE_ONCE
+ * release or close.
+ *
+ * Registration needs only a bound socket: the transport registers on the
+ * device of the bound address, so RDS_GET_MR works before any connection
+ * exists.  Pinned pages are charged to RLIMIT_MEMLOCK (mm->pinned_vm) as
+ * ib_umem charges them; operations (rdma_op.c) pin and charge theirs
+ * with the same helpers.
+ *
+ * Locking: rs->mr_lock (bottom halves off) protects rs->mr_tree.
+ */
+#include <linux/errno.h>
+#include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/socket.h>
+#include <linux/uaccess.h>
+#include <net/sock.h>
+#include <uapi/linux/rds.h>
+
+#include "message.h"
+#include "mr.h"
+#include "rdma.h"
+#include "sock.h"
+#include "stats.h"
+#include "transport.h"
+
+/* ------------------------------------------------------- user pages */
+
+/*
+ * Pin the pages under [addr, addr + len).  Return: 0 with *@pagesp and
+ * *@nrp set, or -EFAULT for memory that is not there, -ENOMEM.
+ */
+int rds_rdma_pin(unsigned long addr, size_t len, unsigned int gup,
+		 struct page ***pagesp, unsigned int *nrp)
+{
+	unsigned long start = addr & PAGE_MASK;
+	unsigned int nr = DIV_ROUND_UP(offset_in_page(addr) + len, PAGE_SIZE);
+	unsigned int done = 0;
+	struct page **pages;
+	int ret;
+
+	pages = kvmalloc_array(nr, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return -ENOMEM;
+	while (done < nr) {
+		ret = pin_user_pages_fast(start + (unsigned long)done * PAGE_SIZE,
+					  nr - done, gup, pages + done);
+		if (ret <= 0) {
+			unpin_user_pages(pages, done);
+			kvfree(pages);
+			return ret ? ret : -EFAULT;
+		}
+		done += ret;
+	}
+	*pagesp = pages;
+	*nrp = nr;
+	return 0;
+}
+
+/* Charge @nr pinned pages to @mm against RLIMIT_MEMLOCK. */
+int rds_rdma_charge(struct mm_struct *mm, unsigned long nr)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+
+	if (atomic64_add_return(nr, &mm->pinned_vm) > limit &&
+	    !capable(CAP_IPC_LOCK)) {
+		atomic64_sub(nr, &mm->pinned_vm);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------- MRs */
+
+static void rds_mr_unpin_work(struct work_struct *work)
+{
+	struct rds_mr *mr = container_of(work, struct rds_mr, unpin_w);
+	struct rds_sock *rs = mr->rs;
+
+	unpin_user_pages_dirty_lock(mr->pages, mr->nr_pages, true);
+	mmdrop(mr->mm);
+	kvfree(mr->pages);
+	kfree(mr);
+	rds_stat_inc(RDS_STAT_MR_RELEASED);
+	/* The socket's reference keeps rs valid past the wake-up. */
+	if (atomic_dec_and_test(&rs->mr_pending))
+		wake_up(&rs->mr_wait);
+	sock_put(&rs->sk);
+}
+
+/**
+ * rds_zc_mr_invalidated() - the transport made an MR's key unusable
+ * @mr: an MR whose release started
+ *
+ * No peer reaches the pages any more: return the memlock charge now,
+ * wake a caller waiting for the invalidation, and unpin in process
+ * context.
+ *
+ * Context: any.
+ */
+void rds_zc_mr_invalidated(struct rds_mr *mr)
+{
+	struct completion *waiter = mr->invalidated;
+	struct rds_sock *rs = mr->rs;
+
+	atomic64_sub(mr->nr_pages, &mr->mm->pinned_vm);
+	if (atomic_dec_and_test(&rs->mr_releasing))
+		wake_up(&rs->mr_wait);
+	INIT_WORK(&mr->unpin_w, rds_mr_unpin_work);
+	queue_work(rds_mr_wq, &mr->unpin_w);
+	if (waiter)
+		complete(waiter);
+}
+EXPORT_SYMBOL_GPL(rds_zc_mr_invalidated);
+
+/* The last reference is gone: have the key invalidated.  May sleep. */
+static void rds_mr_release(struct rds_mr *mr)
+{
+	atomic_inc(&mr->rs->mr_releasing);
+	if (mr->tp)
+		mr->trans->mr_dereg(mr);	/* rds_zc_mr_invalidated() follows */
+	else
+		rds_zc_mr_invalidated(mr);
+}
+
+static void rds_mr_free_work(struct work_struct *work)
+{
+	rds_mr_release(container_of(work, struct rds_mr, free_w));
+}
+
+/**
+ * rds_mr_put() - drop a reference on an MR
+ * @mr: the MR
+ *
+ * The last reference starts its release on rds_mr_wq, whatever the
+ * caller's context; the key dies shortly after, and the pages are
+ * unpinned once it is dead.
+ *
+ * Context: any.
+ */
+void rds_mr_put(struct rds_mr *mr)
+{
+	if (!refcount_dec_and_test(&mr->refs))
+		return;
+	INIT_WORK(&mr->free_w, rds_mr_free_work);
+	queue_work(rds_mr_wq, &mr->free_w);
+}
+
+/*
+ * Drop the tree's reference of an MR taken out of it and wait until its
+ * key is dead.  Context: process context, may sleep.
+ */
+static void rds_mr_put_invalidate(struct rds_mr *mr)
+{
+	DECLARE_COMPLETION_ONSTACK(done);
+
+	mr->invalidated = &done;
+	if (refcount_dec_and_test(&mr->refs))
+		rds_mr_release(mr);
+	wait_for_completion(&done);
+}
+
+/* Caller holds rs->mr_lock. */
+struct rds_mr *rds_mr_find(struct rds_sock *rs, u32 rkey)
+{
+	struct rb_node *n = rs->mr_tree.rb_node;
+
+	while (n) {
+		struct rds_mr *mr = rb_entry(n, struct rds_mr, node);
+
+		if (rkey < mr->rkey)
+			n = n->rb_left;
+		else if (rkey > mr->rkey)
+			n = n->rb_right;
+		else
+			return mr;
+	}
+	return NULL;
+}
+
+static int rds_mr_insert(struct rds_sock *rs, struct rds_mr *mr)
+{
+	struct rb_node **p = &rs->mr_tree.rb_node, *parent = NULL;
+
+	spin_lock_bh(&rs->mr_lock);
+	while (*p) {
+		struct rds_mr *cur = rb_entry(*p, struct rds_mr, node);
+
+		parent = *p;
+		if (mr->rkey < cur->rkey) {
+			p = &(*p)->rb_left;
+		} else if (mr->rkey > cur->rkey) {
+			p = &(*p)->rb_right;
+		} else {
+			spin_unlock_bh(&rs->mr_lock);
+			return -EBUSY;
+		}
+	}
+	rb_link_node(&mr->node, parent, p);
+	rb_insert_color(&mr->node, &rs->mr_tree);
+	spin_unlock_bh(&rs->mr_lock);
+	return 0;
+}
+
+/* Take the MR of @rkey out of the socket's tree; the tree's reference. */
+static struct rds_mr *rds_mr_take(struct rds_sock *rs, u32 rkey)
+{
+	struct rds_mr *mr;
+
+	spin_lock_bh(&rs->mr_lock);
+	mr = rds_mr_find(rs, rkey);
+	if (mr)
+		rb_erase(&mr->node, &rs->mr_tree);
+	spin_unlock_bh(&rs->mr_lock);
+	return mr;
+}
+
+/*
+ * Pin and register @vec for the socket's peers.  Return: the MR, with
+ * one reference, not yet in the tree; or an errno (see rds_rdma_get_mr).
+ */
+static struct rds_mr *rds_mr_create(struct rds_sock *rs,
+				    const struct rds_iovec *vec, u64 flags,
+				    bool defer)
+{
+	const struct rds_transport *trans;
+	struct rds_mr *mr;
+	__be32 laddr;
+	int ret;
+
+	if (flags & ~RDS_RDMA_FLAGS)
+		return ERR_PTR(-EINVAL);
+	if (!vec->bytes || vec->bytes > RDS_MAX_MSG_SIZE + PAGE_SIZE ||
+	    vec->addr + vec->bytes < vec->addr)
+		return ERR_PTR(-EINVAL);
+
+	lock_sock(&rs->sk);
+	laddr = rs->bound_addr;
+	trans = rs->trans;
+	release_sock(&rs->sk);
+	if (!READ_ONCE(rs->bound_port))
+		return ERR_PTR(-ENOTCONN);
+	if (!trans || !trans->mr_reg)
+		return ERR_PTR(-EOPNOTSUPP);
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	refcount_set(&mr->refs, 1);
+	mr->flags = flags;
+	mr->offset = offset_in_page(vec->addr);
+	mr->len = vec->bytes;
+	mr->trans = trans;
+
+	ret = rds_rdma_pin(vec->addr, vec->bytes, FOLL_WRITE | FOLL_LONGTERM,
+			   &mr->pages, &mr->nr_pages);
+	if (ret)
+		goto out_free;
+	ret = rds_rdma_charge(current->mm, mr->nr_pages);
+	if (ret && atomic_read(&rs->mr_releasing)) {
+		/* Room this socket gave back may still be on its way. */
+		wait_event(rs->mr_wait, !atomic_read(&rs->mr_releasing));
+		ret = rds_rdma_charge(current->mm, mr->nr_pages);
+	}
+	if (ret)
+		goto out_unpin;
+	mr->mm = current->mm;
+	mmgrab(mr->mm);
+
+	if (defer && trans->mr_prepare)
+		ret = trans->mr_prepare(sock_net(&rs->sk), laddr, mr);
+	else
+		ret = trans->mr_reg(sock_net(&rs->sk), laddr, mr);
+	if (ret)
+		goto out_uncharge;
+	sock_hold(&rs->sk);
+	mr->rs = rs;
+	atomic_inc(&rs->mr_pending);
+	rds_stat_inc(RDS_STAT_MR_CREATED);
+	return mr;
+
+out_uncharge:
+	atomic64_sub(mr->nr_pages, &mr->mm->pinned_vm);
+	mmdrop(mr->mm);
+out_unpin:
+	unpin_user_pages(mr->pages, mr->nr_pages);
+	kvfree(mr->pages);
+out_free:
+	kfree(mr);
+	return ERR_PTR(ret);
+}
+
+/*
+ * Register @vec, store its cookie at @cookie_addr (if not 0) and file it
+ * under the socket.  With @keep (RDS_CMSG_RDMA_MAP), the transport may
+ * defer the registration to the message that carries the cookie, which
+ * gets a reference in *@keep.  Return: 0 with *@cookie set, or a
+ * negative errno.
+ */
+int rds_mr_map(struct rds_sock *rs, const struct rds_iovec *vec,
+	       u64 cookie_addr, u64 flags, u64 *cookie, struct rds_mr **keep)
+{
+	struct rds_mr *mr = rds_mr_create(rs, vec, flags, !!keep);
+	u32 rkey;
+	int ret;
+
+	if (IS_ERR(mr))
+		return PTR_ERR(mr);
+	rkey = mr->rkey;
+	*cookie = rds_rdma_cookie(rkey, mr->offset);
+	if (keep) {
+		refcount_inc(&mr->refs);
+		*keep = mr;
+	}
+	ret = rds_mr_insert(rs, mr);
+	if (ret) {
+		rds_mr_put(mr);
+		goto out_keep;
+	}
+	/*
+	 * From here on a concurrent RDS_FREE_MR or USE_ONCE release may
+	 * free @mr: only its key is used.
+	 */
+	if (cookie_addr &&
+	    put_user(*cookie, (u64 __user *)(unsigned long)cookie_addr)) {
+		mr = rds_mr_take(rs, rkey);
+		if (mr)
+			rds_mr_put(mr);
+		ret = -EFAULT;
+		goto out_keep;
+	}
+	return 0;
+
+out_keep:
+	if (keep) {
+		rds_mr_put(*keep);
+		*keep = NULL;
+	}
+	return ret;
+}
+
+/**
+ * rds_rdma_get_mr() - RDS_GET_MR and RDS_GET_MR_FOR_DEST
+ * @rs: the socket, bound to an address of an RDMA device
+ * @args: struct rds_get_mr_args or struct rds_get_mr_for_dest_args,
+ *	  copied from the user
+ * @argsize: which of the two
+ *
+ * The destination of RDS_GET_MR_FOR_DEST does not matter: a registration
+ * serves every peer of the device.  It must be an IPv4 address.
+ *
+ * Return: 0, or -ENOTCONN when unbound, -EOPNOTSUPP when the bound
+ * address is not on an RDMA device that registers memory, -EINVAL for a
+ * bad length, range or flag, -EFAULT for memory that is not there,
+ * -ENOMEM over RLIMIT_MEMLOCK, -EAGAIN when the MR pool is exhausted,
+ * -EBUSY when the pages cannot be DMA-mapped.
+ */
+int rds_rdma_get_mr(struct rds_sock *rs, const void *args, size_t argsize)
+{
+	const struct rds_get_mr_for_dest_args *d = args;
+	const struct rds_get_mr_args *a = args;
+	u64 cookie;
+
+	if (argsize == sizeof(*d)) {
+		if (d->dest_addr.ss_family == AF_INET6)
+			return -EAFNOSUPPORT;
+		if (d->dest_addr.ss_family != AF_INET)
+			return -EINVAL;
+		return rds_mr_map(rs, &d->vec, d->cookie_addr, d->flags,
+				  &cookie, NULL);
+	}
+	return rds_mr_map(rs, &a->vec, a->cookie_addr, a->flags, &cookie,
+			  NULL);
+}
+
+/**
+ * rds_rdma_free_mr() - RDS_FREE_MR
+ * @rs: the socket
+ * @cookie: a cookie of this socket, or 0
+ * @flags: RDS_RDMA_INVALIDATE or 0
+ *
+ * Every release invalidates the key before the pages are unpinned.  With
+ * RDS_RDMA_INVALIDATE the call returns once the key is dead, so the
+ * peer's next RDMA against it fails; without, the invalidation is only
+ * started (it takes microseconds, where the distribution leaves the key
+ * valid until its next pool flush).  Cookie 0 names no MR and succeeds:
+ * programs use it to probe for RDMA; with RDS_RDMA_INVALIDATE it asks
+ * for what every release already does.
+ *
+ * Context: process context, may sleep.
+ * Return: 0, or -EINVAL for a cookie this socket does not have.
+ */
+int rds_rdma_free_mr(struct rds_sock *rs, u64 cookie, u64 flags)
+{
+	struct rds_mr *mr;
+
+	if (!cookie)
+		return 0;
+	mr = rds_mr_take(rs, (u32)cookie);
+	if (!mr)
+		return -EINVAL;
+	if (flags & RDS_RDMA_INVALIDATE)
+		rds_mr_put_invalidate(mr);
+	else
+		rds_mr_put(mr);
+	return 0;
+}
+
+/**
+ * rds_mr_sock_release() - invalidate and unpin every MR of a socket
+ * @rs: the socket, being released
+ *
+ * Every release is started at once, then all of them, and those started
+ * from softirq meanwhile, are waited for.
+ */
+void rds_mr_sock_release(struct rds_sock *rs)
+{
+	struct rb_node *node;
+	struct rds_mr *mr;
+
+	for (;;) {
+		spin_lock_bh(&rs->mr_lock);
+		node = rb_first(&rs->mr_tree);
+		mr = node ? rb_entry(node, struct rds_mr, node) : NULL;
+		if (mr)
+			rb_erase(&mr->node, &rs->mr_tree);
+		spin_unlock_bh(&rs->mr_lock);
+		if (!mr)
+			break;
+		rds_mr_put(mr);
+	}
+	wait_event(rs->mr_wait, !atomic_read(&rs->mr_pending));
+}

@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Operations a message carries (see rdma.h): RDMA READs and WRITEs
+ * (RDS_CMSG_RDMA_ARGS) and remote atomics (RDS_CMSG_*ATOMIC_*), built
+ * from the control messages with their local pages pinned and charged,
+ * ended with at most one notification, and freed through rds_mr_wq.
+ *
+ * Locking: rs->recv_lock protects rs->notify_queue and every
+ * op->notified.
+ */
+#include <linux/errno.h>
+#include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/uio.h>
+#include <net/sock.h>
+#include <uapi/linux/rds.h>
+
+#include "message.h"
+#include "mr.h"
+#include "op_barrier.h"
+#include "rdma.h"
+#include "rdma_op.h"
+#include "sock.h"
+#include "stats.h"
+#include "transport.h"
+
+static void rds_rdma_op_free_work(struct work_struct *work)
+{
+	struct rds_rdma_op *op = container_of(work, struct rds_rdma_op, free_w);
+
+	WARN_ON_ONCE(op->dma_nents);	/* the transport unmapped it */
+	sg_free_table(&op->sgt);
+	if (op->pages) {
+		/* A READ wrote into them. */
+		unpin_user_pages_dirty_lock(op->pages, op->nr_pages, !op->write);
+		kvfree(op->pages);
+	}
+	if (op->mm) {
+		atomic64_sub(op->charged, &op->mm->pinned_vm);
+		mmdrop(op->mm);
+	}
+	if (op->rs)
+		sock_put(&op->rs->sk);
+	kfree(op);
+}
+
+/**
+ * rds_rdma_op_free() - release an operation with its message
+ * @op: the operation
+ *
+ * Context: any, also under a spinlock: unpinning, which may sleep,
+ * always goes through rds_mr_wq.
+ */
+void rds_rdma_op_free(struct rds_rdma_op *op)
+{
+	rds_op_untrack(op);	/* never handed on, if still there */
+	INIT_WORK(&op->free_w, rds_rdma_op_free_work);
+	queue_work(rds_mr_wq, &op->free_w);
+}
+
+/**
+ * rds_rdma_op_done() - an operation finished: queue its notification
+ * @op: the operation
+ * @status: RDS_RDMA_SUCCESS or the error; the first error sticks
+ *
+ * At most one notification per operation: on RDS_RDMA_NOTIFY_ME always,
+ * with RDS_RECVERR on the socket for a failure.
+ *
+ * Context: any.
+ */
+void rds_rdma_op_done(struct rds_rdma_op *op, int status)
+{
+	struct rds_sock *rs = op->rs;
+	struct rds_notifier *n = NULL;
+	bool queued = false;
+
+	if (!op->status)
+		op->status = status;
+	if (op->notify || (op->status && READ_ONCE(rs->recverr)))
+		n = kzalloc(sizeof(*n), GFP_ATOMIC);
+
+	spin_lock_bh(&rs->recv_lock);
+	if (!op->notified) {
+		op->notified = true;
+		if (n && !rs->dead) {
+			n->n.user_token = op->token;
+			n->n.status = op->status;
+			list_add_tail(&n->item, &rs->notify_queue);
+			queued = true;
+		}
+	}
+	spin_unlock_bh(&rs->recv_lock);
+	if (queued) {
+		rds_stat_inc(RDS_STAT_RDMA_NOTIFY);
+		rs->sk.sk_data_ready(&rs->sk);
+	} else {
+		kfree(n);
+	}
+	rds_op_untrack(op);	/* after the notification: barriers see it */
+}
+
+/**
+ * rds_zc_rdma_done() - the transport finished an operation
+ * @op: the operation of a message it was given
+ * @status: RDS_RDMA_SUCCESS, or how it failed: RDS_RDMA_REMOTE_ERROR for
+ *	a remote access error, RDS_RDMA_DROPPED when the connection went
+ *	down first, RDS_RDMA_OTHER_ERROR
+ *
+ * Called once the last work request of the operation, or the message's
+ * last SEND if it has any, completed.  Context: any.
+ */
+void rds_zc_rdma_done(struct rds_rdma_op *op, int status)
+{
+	rds_rdma_op_done(op, status);
+}
+EXPORT_SYMBOL_GPL(rds_zc_rdma_done);
+
+/*
+ * Build the local side of an operation from the user's iovecs: pinned
+ * long-term (the operation may wait for a connection), and charged to
+ * RLIMIT_MEMLOCK as an MR's pages are.
+ */
+static int rds_rdma_op_pin(struct rds_rdma_op *op, const struct rds_iovec *iov,
+			   unsigned int nr, unsigned int gup)
+{
+	struct scatterlist *sg;
+	unsigned int i, p = 0, ents = 0;
+	int ret;
+
+	for (i = 0; i < nr; i++)
+		if (iov[i].bytes)
+			ents += DIV_ROUND_UP(offset_in_page(iov[i].addr) +
+					     iov[i].bytes, PAGE_SIZE);
+	ret = rds_rdma_charge(current->mm, ents);
+	if (ret)
+		return ret;
+	op->mm = current->mm;
+	mmgrab(op->mm);
+	op->charged = ents;
+	gup |= FOLL_LONGTERM;
+	op->pages = kvmalloc_array(ents, sizeof(*op->pages), GFP_KERNEL);
+	if (!op->pages)
+		return -ENOMEM;
+	ret = sg_alloc_table(&op->sgt, ents, GFP_KERNEL);
+	if (ret)
+		return ret;
+
+	sg = op->sgt.sgl;
+	for (i = 0; i < nr; i++) {
+		unsigned long addr = iov[i].addr;
+		size_t left = iov[i].bytes;
+		struct page **pages;
+		unsigned int n, k;
+
+		if (!left)
+			continue;
+		ret = rds_rdma_pin(addr, left, gup, &pages, &n);
+		if (ret)
+			return ret;
+		for (k = 0; k < n; k++) {
+			size_t off = k ? 0 : offset_in_page(addr);
+			size_t len = min_t(size_t, left, PAGE_SIZE - off);
+
+			op->pages[p++] = pages[k];
+			op->nr_pages = p;
+			sg_set_page(sg, pages[k], len, off);
+			sg = sg_next(sg);
+			left -= len;
+		}
+		kvfree(pages);
+	}
+	return 0;
+}
+
+/*
+ * A new operation of RDS_RDMA_* @flags against the peer's @cookie at
+ * @remote bytes into its MR.  Return: the operation, or NULL.
+ */
+static struct rds_rdma_op *rds_op_alloc(u64 cookie, u64 remote, u64 flags,
+					u64 token)
+{
+	struct rds_rdma_op *op = kzalloc(sizeof(*op), GFP_KERNEL);
+
+	if (!op)
+		return NULL;
+	INIT_LIST_HEAD(&op->inflight);
+	op->token = token;
+	op->rkey = (u32)cookie;
+	op->remote_addr = (cookie >> 32) + remote;
+	op->write = flags & RDS_RDMA_READWRITE;
+	op->fence = flags & RDS_RDMA_FENCE;
+	op->silent = flags & RDS_RDMA_SILENT;
+	op->notify = flags & RDS_RDMA_NOTIFY_ME;
+	return op;
+}
+
+/*
+ * Pin the local side of @op (a WRITE reads the pages, a READ or an
+ * atomic writes them) and tie it to @rs.  Return: @op, or an errno with
+ * @op freed.
+ */
+static struct rds_rdma_op *rds_op_attach(struct rds_sock *rs,
+					 struct rds_rdma_op *op,
+					 const struct rds_iovec *iov,
+					 unsigned int nr)
+{
+	int ret = rds_rdma_op_pin(op, iov, nr, op->write ? 0 : FOLL_WRITE);
+
+	if (ret) {
+		op->write = true;	/* nothing was written */
+		rds_rdma_op_free(op);
+		return ERR_PTR(ret);
+	}
+	sock_hold(&rs->sk);
+	op->rs = rs;
+	return op;
+}
+
+/* RDS_CMSG_RDMA_ARGS: validate and build the operation. */
+struct rds_rdma_op *rds_rdma_op_build(struct rds_sock *rs,
+				      const struct rds_rdma_args *a)
+{
+	struct rds_iovec *iov;
+	struct rds_rdma_op *op;
+	u64 total = 0;
+	unsigned int i;
+
+	if (a->flags & ~RDS_RDMA_FLAGS)
+		return ERR_PTR(-EINVAL);
+	if (!a->nr_local)
+		return ERR_PTR(-EINVAL);
+	if (a->nr_local > UIO_MAXIOV)
+		return ERR_PTR(-EMSGSIZE);
+	iov = memdup_user((void __user *)(unsigned long)a->local_vec_addr,
+			  a->nr_local * sizeof(*iov));
+	if (IS_ERR(iov))
+		return ERR_CAST(iov);
+	for (i = 0; i < a->nr_local; i++) {
+		if (iov[i].addr + iov[i].bytes < iov[i].addr ||
+		    iov[i].bytes > RDS_MAX_MSG_SIZE + PAGE_SIZE) {
+			op = ERR_PTR(-EINVAL);
+			goto out_iov;
+		}
+		total += iov[i].bytes;
+	}
+	if (!total || total != a->remote_vec.bytes ||
+	    total > RDS_MAX_MSG_SIZE + PAGE_SIZE) {
+		op = ERR_PTR(-EINVAL);
+		goto out_iov;
+	}
+
+	op = rds_op_alloc(a->cookie, a->remote_vec.addr, a->flags,
+			  a->user_token);
+	if (!op) {
+		op = ERR_PTR(-ENOMEM);
+		goto out_iov;
+	}
+	op->len = total;
+	op = rds_op_attach(rs, op, iov, a->nr_local);
+out_iov:
+	kfree(iov);
+	return op;
+}
+
+static bool rds_atomic_masked(int type)
+{
+	return type == RDS_CMSG_MASKED_ATOMIC_FADD ||
+	       type == RDS_CMSG_MASKED_ATOMIC_CSWP;
+}
+
+/*
+ * RDS_CMSG_*ATOMIC_* (cmsg_type @type): validate and build the atomic.
+ * The plain forms are the plain verbs, which every device with atomics
+ * has; the masked forms need the masked verbs.
+ */
+struct rds_rdma_op *rds_atomic_op_build(struct rds_sock *rs, int type,
+					const struct rds_atomic_args *a)
+{
+	struct rds_iovec iov = { .addr = a->local_addr, .bytes = sizeof(u64) };
+	const struct rds_transport *trans;
+	struct rds_rdma_op *op;
+	struct rds_atomic *at;
+	__be32 laddr;
+	int ret;
+
+	if (a->flags & ~RDS_RDMA_FLAGS)
+		return ERR_PTR(-EINVAL);
+	/* A misaligned result buffer is a bad address, as in the distribution. */
+	if (!IS_ALIGNED(a->local_addr, sizeof(u64)))
+		return ERR_PTR(-EFAULT);
+	if (!IS_ALIGNED((a->cookie >> 32) + a->remote_addr, sizeof(u64)))
+		return ERR_PTR(-EINVAL);
+	lock_sock(&rs->sk);
+	laddr = rs->bound_addr;
+	trans = rs->trans;
+	release_sock(&rs->sk);
+	if (!trans || !trans->atomic_check)
+		return ERR_PTR(-EOPNOTSUPP);
+	ret = trans->atomic_check(sock_net(&rs->sk), laddr,
+				  rds_atomic_masked(type));
+	if (ret)
+		return ERR_PTR(ret);
+
+	/* The prior value is written to local_addr: a READ of 8 bytes. */
+	op = rds_op_alloc(a->cookie, a->remote_addr,
+			  a->flags & ~RDS_RDMA_READWRITE, a->user_token);
+	if (!op)
+		return ERR_PTR(-ENOMEM);
+	op->len = sizeof(u64);
+	op->is_atomic = true;
+	at = &op->atomic;
+	at->masked = rds_atomic_masked(type);
+	switch (type) {
+	case RDS_CMSG_ATOMIC_FADD:
+		at->compare_add = a->fadd.add;
+		break;
+	case RDS_CMSG_MASKED_ATOMIC_FADD:
+		at->compare_add = a->m_fadd.add;
+		at->compare_add_mask = a->m_fadd.nocarry_mask;
+		break;
+	case RDS_CMSG_ATOMIC_CSWP:
+		at->cswp = true;
+		at->compare_add = a->cswp.compare;
+		at->swap = a->cswp.swap;
+		break;
+	default:	/* RDS_CMSG_MASKED_ATOMIC_CSWP */
+		at->cswp = true;
+		at->compare_add = a->m_cswp.compare;
+		at->swap = a->m_cswp.swap;
+		at->compare_add_mask = a->m_cswp.compare_mask;
+		at->swap_mask = a->m_cswp.swap_mask;
+		break;
+	}
+	return rds_op_attach(rs, op, &iov, 1);
+}
