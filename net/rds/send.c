@@ -209,6 +209,9 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	sport = rs->bound_port;
 	trans = rs->trans;	/* pinned while bound */
 	tos = rs->tos;
+	/* As in the distribution: the type of service is fixed by a send. */
+	if (sport && daddr)
+		rs->tos_fixed = true;
 	release_sock(sk);
 	if (!sport || !daddr)
 		return -ENOTCONN;

@@ -51,6 +51,7 @@ struct rds_sock {
 	const struct rds_transport *trans;	/* module pinned */
 	struct rds_cong_map *cong_map;	/* of bound_addr, while bound */
 	u8		tos;
+	bool		tos_fixed;	/* it sent: SIOCRDSSETTOS is refused */
 
 	bool		recverr;	/* RDS_RECVERR */
 

@@ -341,8 +341,18 @@ static int rds_ioctl(struct socket *sock, unsigned int cmd, unsigned long arg)
 	case SIOCRDSSETTOS:
 		if (get_user(tos, utos))
 			return -EFAULT;
+		/*
+		 * As the distribution: only through a transport that carries
+		 * a type of service (not unbound, not local delivery), and
+		 * once, before the first send.
+		 */
 		lock_sock(sock->sk);
-		rs->tos = tos;
+		if (!rs->trans || rs->trans->type == RDS_TRANS_LOOP)
+			ret = -ENOIOCTLCMD;
+		else if (rs->tos || rs->tos_fixed)
+			ret = -EINVAL;
+		else
+			rs->tos = tos;
 		release_sock(sock->sk);
 		break;
 	case SIOCRDSGETTOS:

@@ -2122,14 +2122,48 @@ static void test_info_bad_args(void)
 	close(fd);
 }
 
+/*
+ * SIOCRDSGETTOS reads 0 on a new socket.  SIOCRDSSETTOS needs a socket
+ * bound through a transport that carries a type of service (ENOTTY
+ * unbound or bound to 127.0.0.1, as the distribution: it asks the
+ * transport to map the value); there it sets it once (a second time,
+ * EINVAL) and never after the socket sent (EINVAL).
+ */
 static void test_ioctl_tos(void)
 {
+	struct sockaddr_in sin;
 	int fd = rds_socket();
 	rds_tos_t tos = 0xff;
 
 	EXPECT_SYS_OK(ioctl(fd, SIOCRDSGETTOS, &tos));
 	EXPECT_EQ(tos, 0);
 	EXPECT_SYS_ERR(ioctl(fd, SIOCRDSGETTOS, NULL), EFAULT);
+	tos = 5;
+	EXPECT_SYS_ERR(ioctl(fd, SIOCRDSSETTOS, &tos), ENOTTY);
+	close(fd);
+	fd = rds_bound(addr_lo, 0, NULL);
+	EXPECT_SYS_ERR(ioctl(fd, SIOCRDSSETTOS, &tos), ENOTTY);
+	close(fd);
+	if (addr_main.s_addr == addr_lo.s_addr)
+		rt_skip("no RDS_ADDR: no transport with a type of service");
+
+	fd = rds_bound(addr_main, 0, NULL);
+	EXPECT_SYS_ERR(ioctl(fd, SIOCRDSSETTOS, NULL), EFAULT);
+	EXPECT_SYS_OK(ioctl(fd, SIOCRDSSETTOS, &tos));
+	tos = 0;
+	EXPECT_SYS_OK(ioctl(fd, SIOCRDSGETTOS, &tos));
+	EXPECT_EQ(tos, 5);
+	tos = 6;
+	EXPECT_SYS_ERR(ioctl(fd, SIOCRDSSETTOS, &tos), EINVAL);
+	close(fd);
+
+	fd = rds_bound(addr_main, 0, &sin);
+	EXPECT_EQ(sendto(fd, "x", 1, 0, (struct sockaddr *)&sin, sizeof(sin)), 1);
+	tos = 7;
+	EXPECT_SYS_ERR(ioctl(fd, SIOCRDSSETTOS, &tos), EINVAL);
+	tos = 0xff;
+	EXPECT_SYS_OK(ioctl(fd, SIOCRDSGETTOS, &tos));
+	EXPECT_EQ(tos, 0);
 	close(fd);
 }
 
