@@ -260,7 +260,14 @@ void rds_cong_map_update_le(struct rds_cong_map *map, struct page **pages,
 		rds_cong_changed();
 }
 
-static bool rds_cong_test(struct rds_cong_map *map, __be16 port)
+/**
+ * rds_cong_test() - is a port of a map congested?
+ * @map: the map
+ * @port: the port
+ *
+ * Return: its bit.  Context: any.
+ */
+bool rds_cong_test(struct rds_cong_map *map, __be16 port)
 {
 	return test_bit(be16_to_cpu(port), map->bits);
 }

@@ -583,6 +583,31 @@ void rds_zc_conn_acked(struct rds_conn *conn, u64 seq)
 }
 EXPORT_SYMBOL_GPL(rds_zc_conn_acked);
 
+/*
+ * A ping (wire 10.1): a message to port 0 from a port that is not.  The
+ * answer, a pong, is a header-only message from port 0 to that port,
+ * sequenced like any other; none goes to a congested port.  Context: the
+ * receive path: the send work takes it out.
+ */
+static void rds_conn_pong(struct rds_conn *conn, __be16 dport)
+{
+	struct rds_msg *m;
+
+	rds_stat_inc(RDS_STAT_RECV_PING);
+	if (!dport || rds_cong_test(conn->fmap, dport))
+		return;
+	m = rds_msg_alloc(0, GFP_ATOMIC);
+	if (!m)
+		return;	/* the pinger asks again */
+	m->dport = dport;
+	spin_lock_bh(&conn->lock);
+	m->seq = conn->next_tx_seq++;
+	list_add_tail(&m->conn_item, &conn->send_queue);
+	spin_unlock_bh(&conn->lock);
+	rds_stat_inc(RDS_STAT_SEND_QUEUED);
+	queue_work(rds_conn_wq, &conn->send_w);
+}
+
 /**
  * rds_zc_conn_recv() - a complete message arrived from the peer
  * @conn: the connection
@@ -590,7 +615,8 @@ EXPORT_SYMBOL_GPL(rds_zc_conn_acked);
  *
  * A retransmission of a message already received is dropped; anything
  * else is accepted and sets the next expected number, so that a peer
- * that restarted its numbering is followed (wire 5.4).
+ * that restarted its numbering is followed (wire 5.4).  A ping is
+ * answered, not delivered, while net.rds.ping_enable is set.
  *
  * Context: the transport's receive path, one at a time per connection.
  * Return: 0 when the message was taken (delivered, or dropped as a
@@ -605,6 +631,13 @@ int rds_zc_conn_recv(struct rds_conn *conn, struct rds_msg *m)
 	if (m->seq < conn->next_rx_seq && (m->flags & RDS_FLAG_RETRANSMITTED)) {
 		trace_rds_conn_recv(conn, m->seq, m->len, m->flags);
 		rds_stat_inc(RDS_STAT_RECV_DUP);
+		rds_msg_put(m);
+		return 0;
+	}
+	if (!m->dport && rds_sysctl_ping_enable()) {
+		WRITE_ONCE(conn->next_rx_seq, m->seq + 1);
+		trace_rds_conn_recv(conn, m->seq, m->len, m->flags);
+		rds_conn_pong(conn, m->sport);
 		rds_msg_put(m);
 		return 0;
 	}

@@ -19,7 +19,9 @@ unsigned int rds_sysctl_reconnect_max_delay_ms = 1000;
 unsigned int rds_sysctl_max_unacked_packets_val = 8;
 unsigned int rds_sysctl_max_unacked_bytes_val = 16 << 20;
 unsigned int rds_sysctl_unacked_timeout_ms_val = 10 * 1000;
+unsigned int rds_sysctl_ping_enable_val = 1;
 
+static unsigned int rds_sysctl_zero;
 static unsigned int rds_sysctl_one = 1;
 static unsigned int rds_sysctl_delay_max = 60 * 1000;
 
@@ -55,6 +57,15 @@ static struct ctl_table rds_sysctl_table[] = {
 		.maxlen		= sizeof(unsigned int),
 		.mode		= 0644,
 		.proc_handler	= proc_douintvec,
+	},
+	{
+		.procname	= "ping_enable",
+		.data		= &rds_sysctl_ping_enable_val,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= &rds_sysctl_zero,
+		.extra2		= &rds_sysctl_one,
 	},
 	{
 		.procname	= "unacked_timeout_ms",

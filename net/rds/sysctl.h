@@ -12,6 +12,13 @@ extern unsigned int rds_sysctl_reconnect_max_delay_ms;
 extern unsigned int rds_sysctl_max_unacked_packets_val;
 extern unsigned int rds_sysctl_max_unacked_bytes_val;
 extern unsigned int rds_sysctl_unacked_timeout_ms_val;
+extern unsigned int rds_sysctl_ping_enable_val;
+
+/* Answer pings (wire 10.1); 1 by default, as the distribution's. */
+static inline bool rds_sysctl_ping_enable(void)
+{
+	return READ_ONCE(rds_sysctl_ping_enable_val);
+}
 
 static inline unsigned int rds_sysctl_unacked_timeout_ms(void)
 {

@@ -44,12 +44,12 @@ declare -A MIN_RESULTS=(
 	[distro-6.1]=129
 	[ours-6.12]=129
 	[distro-6.12]=129
-	[remote-distro-distro-6.1]=143
-	[remote-ours-ours-6.1]=153
-	[remote-ours-distro-6.1]=151
-	[remote-distro-ours-6.1]=147
-	[remote-ours-ours-credits-6.1]=153
-	[remote-ours-distro-credits-6.1]=151
+	[remote-distro-distro-6.1]=145
+	[remote-ours-ours-6.1]=155
+	[remote-ours-distro-6.1]=153
+	[remote-distro-ours-6.1]=149
+	[remote-ours-ours-credits-6.1]=155
+	[remote-ours-distro-credits-6.1]=153
 )
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
