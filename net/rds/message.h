@@ -16,6 +16,7 @@
 #include <linux/list.h>
 #include <linux/math.h>
 #include <linux/overflow.h>
+#include <linux/ktime.h>
 #include <linux/refcount.h>
 #include <linux/types.h>
 #include <linux/uio.h>
@@ -85,6 +86,7 @@ struct rds_incoming {
 	__be16		sport;
 	__be16		dport;
 	u64		rx_lat[RDS_RX_LAT_NR];
+	ktime_t		rx_tstamp;	/* wall clock at queueing, if asked */
 	u64		rdma_cookie;	/* from an RDMA_DEST extension */
 	bool		has_rdma_cookie;
 };

@@ -110,6 +110,8 @@ void rds_zc_deliver(struct net *net, struct rds_incoming *inc)
 	}
 	if (inc->msg->exthdr[0])
 		rds_rdma_recv_exthdr(rs, inc);
+	if (sock_flag(&rs->sk, SOCK_RCVTSTAMP))
+		inc->rx_tstamp = ktime_get_real();
 	rds_recv_queue(rs, inc);
 	sock_put(&rs->sk);
 }
@@ -237,6 +239,29 @@ static int rds_recv_put_latency(struct rds_sock *rs, struct msghdr *msg,
 	return put_cmsg(msg, SOL_RDS, RDS_CMSG_RXPATH_LATENCY, sizeof(t), &t);
 }
 
+/*
+ * SO_TIMESTAMP (SOL_SOCKET, or SOL_RDS as the distribution also takes
+ * it): when the message was queued, as a struct timeval in the old form
+ * or the new one (SO_TIMESTAMP_NEW); put_cmsg() converts it for 32-bit
+ * tasks.
+ */
+static int rds_recv_put_tstamp(struct rds_sock *rs, struct msghdr *msg,
+			       const struct rds_incoming *inc)
+{
+	struct __kernel_old_timeval tv;
+	struct __kernel_sock_timeval stv;
+
+	if (!inc->rx_tstamp || !sock_flag(&rs->sk, SOCK_RCVTSTAMP))
+		return 0;
+	tv = ns_to_kernel_old_timeval(ktime_to_ns(inc->rx_tstamp));
+	if (!sock_flag(&rs->sk, SOCK_TSTAMP_NEW))
+		return put_cmsg(msg, SOL_SOCKET, SO_TIMESTAMP_OLD, sizeof(tv),
+				&tv);
+	stv.tv_sec = tv.tv_sec;
+	stv.tv_usec = tv.tv_usec;
+	return put_cmsg(msg, SOL_SOCKET, SO_TIMESTAMP_NEW, sizeof(stv), &stv);
+}
+
 static void rds_recv_fill_name(struct msghdr *msg,
 			       const struct rds_incoming *inc)
 {
@@ -276,7 +301,8 @@ static int rds_recv_one(struct rds_sock *rs, struct msghdr *msg,
 		if (flags & MSG_TRUNC)
 			ret = len;
 	}
-	if (rds_recv_put_latency(rs, msg, inc) || rds_rdma_put_dest(msg, inc))
+	if (rds_recv_put_latency(rs, msg, inc) || rds_rdma_put_dest(msg, inc) ||
+	    rds_recv_put_tstamp(rs, msg, inc))
 		return -EFAULT;
 	rds_recv_fill_name(msg, inc);
 	trace_rds_recv_read(inc->saddr, inc->sport, inc->daddr, inc->dport,

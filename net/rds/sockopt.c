@@ -112,6 +112,28 @@ static int rds_opt_rxpath_latency(struct rds_sock *rs, sockptr_t optval,
 	return 0;
 }
 
+/*
+ * SO_TIMESTAMP_OLD and _NEW at SOL_RDS, which the distribution takes as
+ * it takes them at SOL_SOCKET: receive timestamps on or off.
+ */
+static int rds_opt_timestamp(struct rds_sock *rs, int optname,
+			     sockptr_t optval, unsigned int optlen)
+{
+	struct sock *sk = &rs->sk;
+	int val;
+
+	if (optlen < sizeof(int))
+		return -EINVAL;
+	if (copy_from_sockptr(&val, optval, sizeof(val)))
+		return -EFAULT;
+	lock_sock(sk);
+	sock_valbool_flag(sk, SOCK_RCVTSTAMP, val);
+	sock_valbool_flag(sk, SOCK_TSTAMP_NEW,
+			  val && optname == SO_TIMESTAMP_NEW);
+	release_sock(sk);
+	return 0;
+}
+
 static int rds_opt_cong_monitor(struct rds_sock *rs, sockptr_t optval,
 				unsigned int optlen)
 {
@@ -189,6 +211,9 @@ int rds_setsockopt(struct socket *sock, int level, int optname,
 		return ret;
 	case SO_RDS_MSG_RXPATH_LATENCY:
 		return rds_opt_rxpath_latency(rs, optval, optlen);
+	case SO_TIMESTAMP_OLD:
+	case SO_TIMESTAMP_NEW:
+		return rds_opt_timestamp(rs, optname, optval, optlen);
 	default:
 		return -ENOPROTOOPT;
 	}
