@@ -833,6 +833,43 @@ void rds_conn_info_walk(struct net *net,
 }
 
 /**
+ * rds_conn_rdma_info_walk() - RDS_INFO_IB_CONNECTIONS rows
+ * @net: namespace
+ * @fn: called with one row per connection of a transport that describes
+ *	its RDMA side, under rcu_read_lock(), so it must not sleep
+ * @arg: passed to @fn
+ *
+ * Addresses and tos always, as the distribution; the rest only while the
+ * connection is up.
+ *
+ * Context: process context.
+ */
+void rds_conn_rdma_info_walk(struct net *net,
+			     void (*fn)(const struct rds_info_rdma_connection *ri,
+					void *arg),
+			     void *arg)
+{
+	struct rds_info_rdma_connection ri;
+	struct rds_conn *conn;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(conn, &rds_conn_list, all_item) {
+		if (!net_eq(conn->net, net) || !conn->trans->rdma_conn_info)
+			continue;
+		memset(&ri, 0, sizeof(ri));
+		ri.src_addr = conn->laddr;
+		ri.dst_addr = conn->faddr;
+		ri.tos = conn->tos;
+		if (rds_conn_state(conn) == RDS_CONN_UP) {
+			smp_rmb();	/* what the transport set before UP */
+			conn->trans->rdma_conn_info(conn, &ri);
+		}
+		fn(&ri, arg);
+	}
+	rcu_read_unlock();
+}
+
+/**
  * rds_conn_msg_info_walk() - describe the messages on connections' queues
  * @net: namespace
  * @retrans: the messages sent and not yet acknowledged, else those not

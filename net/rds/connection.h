@@ -50,6 +50,7 @@ struct rds_sock;
 struct rds_transport;
 struct rds_cong_map;
 struct rds_info_connection;
+struct rds_info_rdma_connection;
 struct rds_info_message;
 
 /* Header flags, as on the wire (rds_zc-wire.rst section 4.3). */
@@ -144,6 +145,10 @@ void rds_conn_info_walk(struct net *net,
 			void (*fn)(const struct rds_info_connection *ci,
 				   void *arg),
 			void *arg);
+void rds_conn_rdma_info_walk(struct net *net,
+			     void (*fn)(const struct rds_info_rdma_connection *ri,
+					void *arg),
+			     void *arg);
 void rds_conn_msg_info_walk(struct net *net, bool retrans,
 			    void (*fn)(const struct rds_info_message *mi,
 				       void *arg),

@@ -76,6 +76,7 @@ struct rds_transport rds_ib_transport = {
 	.mr_prepare	= rds_ib_mr_prepare,
 	.mr_sync	= rds_ib_mr_sync,
 	.atomic_check	= rds_ib_atomic_check,
+	.rdma_conn_info	= rds_ib_conn_info,
 };
 
 static int __init rds_ib_init(void)

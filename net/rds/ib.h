@@ -44,6 +44,7 @@
 
 struct net;
 struct rds_conn;
+struct rds_info_rdma_connection;
 struct rds_msg;
 struct rds_rdma_op;
 
@@ -153,6 +154,16 @@ struct rds_ib_conn {
 	struct rds_msg	*rx_msg;	/* being reassembled */
 	struct rds_ib_hdr rx_hdr;	/* its first header */
 	u32		rx_left;	/* payload bytes still to come */
+
+	/*
+	 * RDS_INFO_IB_CONNECTIONS: set under cm_mutex before the
+	 * incarnation is reported up, read without lock while it is.
+	 */
+	u8		info_src_gid[16];
+	u8		info_dst_gid[16];
+	u8		info_sl;
+	u32		info_mr_max;	/* the device's MR pool */
+	u32		info_mr_pages;	/* pages per MR */
 };
 
 extern struct rds_transport rds_ib_transport;
@@ -218,6 +229,8 @@ void rds_ib_conn_free(struct rds_conn *conn);
 int rds_ib_conn_connect(struct rds_conn *conn);
 void rds_ib_conn_shutdown(struct rds_conn *conn);
 void rds_ib_conn_drop(struct rds_ib_conn *ic, const char *reason);
+void rds_ib_conn_info(struct rds_conn *conn,
+		      struct rds_info_rdma_connection *ri);
 
 /* ib_send.c */
 int rds_ib_send_ring_init(struct rds_ib_conn *ic);

@@ -16,6 +16,7 @@
 #include <net/route.h>
 #include <rdma/ib_cm.h>
 #include <rdma/rdma_cm.h>
+#include <uapi/linux/rds.h>
 
 #include "ib.h"
 #include "message.h"
@@ -444,6 +445,37 @@ reject:
 	return 1;
 }
 
+/* What RDS_INFO_IB_CONNECTIONS shows of an incarnation about to be up. */
+static void rds_ib_info_record(struct rds_ib_conn *ic, struct rdma_cm_id *id)
+{
+	rdma_read_gids(id, (union ib_gid *)ic->info_src_gid,
+		       (union ib_gid *)ic->info_dst_gid);
+	ic->info_sl = id->route.path_rec ? id->route.path_rec->sl : 0;
+	ic->info_mr_max = ic->rdev->mrd.pool_size;
+	ic->info_mr_pages = ic->rdev->mrd.max_pages;
+}
+
+/**
+ * rds_ib_conn_info() - the IB part of an RDS_INFO_IB_CONNECTIONS row
+ * @conn: a connection that is up
+ * @ri: the row, addresses set
+ *
+ * Context: under rcu_read_lock().
+ */
+void rds_ib_conn_info(struct rds_conn *conn, struct rds_info_rdma_connection *ri)
+{
+	struct rds_ib_conn *ic = conn->tp;
+
+	memcpy(ri->src_gid, ic->info_src_gid, sizeof(ri->src_gid));
+	memcpy(ri->dst_gid, ic->info_dst_gid, sizeof(ri->dst_gid));
+	ri->sl = ic->info_sl;
+	ri->max_send_wr = READ_ONCE(ic->send_nr);
+	ri->max_recv_wr = READ_ONCE(ic->recv_nr);
+	ri->max_send_sge = READ_ONCE(ic->max_sge);
+	ri->rdma_mr_max = ic->info_mr_max;
+	ri->rdma_mr_size = ic->info_mr_pages;
+}
+
 static int rds_ib_cm_handler(struct rdma_cm_id *id,
 			     struct rdma_cm_event *event)
 {
@@ -475,8 +507,10 @@ static int rds_ib_cm_handler(struct rdma_cm_id *id,
 	case RDMA_CM_EVENT_ESTABLISHED:
 		if (ic->active)
 			ret = rds_ib_check_rep(ic, event);
-		if (!ret)
+		if (!ret) {
+			rds_ib_info_record(ic, id);
 			rds_zc_conn_connected(ic->conn);
+		}
 		break;
 	case RDMA_CM_EVENT_REJECTED:
 	case RDMA_CM_EVENT_ADDR_ERROR:

@@ -127,6 +127,17 @@ static void rds_info_connections(struct rds_info_sink *s)
 	rds_conn_info_walk(s->net, rds_info_one_connection, s);
 }
 
+static void rds_info_one_rdma_connection(const struct rds_info_rdma_connection *ri,
+					 void *arg)
+{
+	rds_info_add(arg, ri);
+}
+
+static void rds_info_ib_connections(struct rds_info_sink *s)
+{
+	rds_conn_rdma_info_walk(s->net, rds_info_one_rdma_connection, s);
+}
+
 static void rds_info_one_message(const struct rds_info_message *mi,
 				 void *arg)
 {
@@ -160,6 +171,8 @@ static const struct rds_info_table {
 	  rds_info_recv_messages },
 	{ RDS_INFO_SOCKETS, sizeof(struct rds_info_socket),
 	  rds_info_sockets },
+	{ RDS_INFO_IB_CONNECTIONS, sizeof(struct rds_info_rdma_connection),
+	  rds_info_ib_connections },
 };
 
 /**

@@ -21,6 +21,7 @@
 struct net;
 struct rds_conn;
 struct rds_incoming;
+struct rds_info_rdma_connection;
 struct rds_mr;
 struct rds_msg;
 
@@ -126,6 +127,15 @@ struct rds_transport {
 	 *	atomic m->op as it posts an RDMA one.
 	 */
 	int (*atomic_check)(struct net *net, __be32 laddr, bool masked);
+
+	/*
+	 * @rdma_conn_info (optional): the transport's part of the
+	 *	RDS_INFO_IB_CONNECTIONS row of @conn, which is up (GIDs, ring
+	 *	and MR pool sizes); addresses and tos are set.  Called under
+	 *	rcu_read_lock(): must not sleep.
+	 */
+	void (*rdma_conn_info)(struct rds_conn *conn,
+			       struct rds_info_rdma_connection *row);
 };
 
 int rds_zc_transport_register(struct rds_transport *t);
