@@ -2272,7 +2272,7 @@ static void atomic_released(int owner)
 
 /* ------------------------------------------ operation ids and barriers */
 
-#define STREAM_OPS	1024	/* RDMA WRITEs of op_barrier_stream */
+#define STREAM_OPS	4096	/* RDMA WRITEs of op_barrier_stream */
 #define STREAM_SLICE	64	/* bytes each, to its own slice */
 #define STREAM_BATCH	16	/* a barrier after every so many */
 
