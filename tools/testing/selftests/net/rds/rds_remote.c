@@ -871,10 +871,11 @@ static void test_info_ib_connections(void)
 	sync_peer("bound");
 	exchange_one(fd, 0);
 	/*
-	 * The rows describe connections that are up.  After the first
-	 * exchange of a pairing with the distribution, its side may still
-	 * be reconnecting: it drops an up connection when a connect request
-	 * of ours from the connect race arrives late.  Wait for it.
+	 * The rows describe connections that are up.  In ours,distro the
+	 * distribution's side was seen CONNECTING right after the first
+	 * exchange of a fresh pair (after the connect race: ours yielded,
+	 * it counted ib_connect_raced; no drop counted on either side), and
+	 * CONNECTED later: the cause is not found yet.  Wait for it.
 	 */
 	for (i = 0; i < 300 && !(conn_row(fd).flags &
 				 RDS_INFO_CONNECTION_FLAG_CONNECTED); i++)
