@@ -583,6 +583,17 @@ void rds_zc_conn_acked(struct rds_conn *conn, u64 seq)
 }
 EXPORT_SYMBOL_GPL(rds_zc_conn_acked);
 
+/* Number @m and put it at the end of the send queue.  Context: any. */
+static void rds_conn_enqueue(struct rds_conn *conn, struct rds_msg *m)
+{
+	spin_lock_bh(&conn->lock);
+	m->seq = conn->next_tx_seq++;
+	list_add_tail(&m->conn_item, &conn->send_queue);
+	trace_rds_conn_queue(conn, m->seq, m->len, m->flags);
+	spin_unlock_bh(&conn->lock);
+	rds_stat_inc(RDS_STAT_SEND_QUEUED);
+}
+
 /*
  * A ping (wire 10.1): a message to port 0 from a port that is not.  The
  * answer, a pong, is a header-only message from port 0 to that port,
@@ -600,11 +611,7 @@ static void rds_conn_pong(struct rds_conn *conn, __be16 dport)
 	if (!m)
 		return;	/* the pinger asks again */
 	m->dport = dport;
-	spin_lock_bh(&conn->lock);
-	m->seq = conn->next_tx_seq++;
-	list_add_tail(&m->conn_item, &conn->send_queue);
-	spin_unlock_bh(&conn->lock);
-	rds_stat_inc(RDS_STAT_SEND_QUEUED);
+	rds_conn_enqueue(conn, m);
 	queue_work(rds_conn_wq, &conn->send_w);
 }
 
@@ -702,12 +709,7 @@ EXPORT_SYMBOL_GPL(rds_zc_conn_kick);
  */
 int rds_conn_queue(struct rds_conn *conn, struct rds_msg *m)
 {
-	spin_lock_bh(&conn->lock);
-	m->seq = conn->next_tx_seq++;
-	list_add_tail(&m->conn_item, &conn->send_queue);
-	trace_rds_conn_queue(conn, m->seq, m->len, m->flags);
-	spin_unlock_bh(&conn->lock);
-	rds_stat_inc(RDS_STAT_SEND_QUEUED);
+	rds_conn_enqueue(conn, m);
 	rds_conn_push(conn);
 	return 0;
 }

@@ -67,10 +67,13 @@ void rds_op_track(struct rds_sock *rs, struct rds_rdma_op *op, __be32 daddr,
 /**
  * rds_op_untrack() - an operation is done with, for its barrier
  * @op: an operation that ended, or is freed; once only matters
+ * @readers_woken: the caller wakes the socket's readers (sk_data_ready)
+ *	anyway, for a notification it queued
  *
- * Wakes barrier waiters and pollers.  Context: any.
+ * Wakes barrier waiters and, unless @readers_woken, pollers.
+ * Context: any.
  */
-void rds_op_untrack(struct rds_rdma_op *op)
+void rds_op_untrack(struct rds_rdma_op *op, bool readers_woken)
 {
 	struct rds_sock *rs = op->rs;
 	unsigned long flags;
@@ -89,7 +92,7 @@ void rds_op_untrack(struct rds_rdma_op *op)
 		return;
 	if (wq_has_sleeper(&rs->op_wait))
 		wake_up_interruptible(&rs->op_wait);
-	if (!READ_ONCE(rs->dead))
+	if (!readers_woken && !READ_ONCE(rs->dead))
 		rs->sk.sk_data_ready(&rs->sk);
 }
 
@@ -138,7 +141,7 @@ int rds_op_barrier(struct rds_sock *rs, bool nonblock, char __user *optval,
 	struct rds_op_barrier b;
 	unsigned long flags;
 	u64 done, last;
-	long timeo;
+	long timeo, left;
 	int len;
 
 	if (get_user(len, optlen))
@@ -170,12 +173,12 @@ int rds_op_barrier(struct rds_sock *rs, bool nonblock, char __user *optval,
 		timeo = sock_rcvtimeo(&rs->sk, nonblock);
 		if (!timeo)
 			return -EAGAIN;
-		timeo = wait_event_interruptible_timeout(rs->op_wait,
-							 rds_op_reached(rs, dest, b.wait_id, &done),
-							 timeo);
-		if (timeo < 0)
-			return sock_intr_errno(sock_rcvtimeo(&rs->sk, nonblock));
-		if (!timeo)
+		left = wait_event_interruptible_timeout(rs->op_wait,
+							rds_op_reached(rs, dest, b.wait_id, &done),
+							timeo);
+		if (left < 0)
+			return sock_intr_errno(timeo);
+		if (!left)
 			return -EAGAIN;
 	}
 	b.done_id = done;

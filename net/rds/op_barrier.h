@@ -19,7 +19,7 @@ struct rds_sock;
 void rds_op_sock_init(struct rds_sock *rs);
 void rds_op_track(struct rds_sock *rs, struct rds_rdma_op *op, __be32 daddr,
 		  __be16 dport);
-void rds_op_untrack(struct rds_rdma_op *op);
+void rds_op_untrack(struct rds_rdma_op *op, bool readers_woken);
 int rds_op_barrier(struct rds_sock *rs, bool nonblock, char __user *optval,
 		   int __user *optlen);
 __poll_t rds_op_poll(struct rds_sock *rs);

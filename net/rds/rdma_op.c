@@ -56,7 +56,7 @@ static void rds_rdma_op_free_work(struct work_struct *work)
  */
 void rds_rdma_op_free(struct rds_rdma_op *op)
 {
-	rds_op_untrack(op);	/* never handed on, if still there */
+	rds_op_untrack(op, false);	/* never handed on, if still there */
 	INIT_WORK(&op->free_w, rds_rdma_op_free_work);
 	queue_work(rds_mr_wq, &op->free_w);
 }
@@ -93,13 +93,14 @@ void rds_rdma_op_done(struct rds_rdma_op *op, int status)
 		}
 	}
 	spin_unlock_bh(&rs->recv_lock);
+	if (!queued)
+		kfree(n);
+	/* After the notification: a barrier never runs ahead of it. */
+	rds_op_untrack(op, queued);
 	if (queued) {
 		rds_stat_inc(RDS_STAT_RDMA_NOTIFY);
 		rs->sk.sk_data_ready(&rs->sk);
-	} else {
-		kfree(n);
 	}
-	rds_op_untrack(op);	/* after the notification: barriers see it */
 }
 
 /**

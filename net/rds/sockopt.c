@@ -120,16 +120,15 @@ static int rds_opt_timestamp(struct rds_sock *rs, int optname,
 			     sockptr_t optval, unsigned int optlen)
 {
 	struct sock *sk = &rs->sk;
-	int val;
+	bool on;
+	int ret;
 
-	if (optlen < sizeof(int))
-		return -EINVAL;
-	if (copy_from_sockptr(&val, optval, sizeof(val)))
-		return -EFAULT;
+	ret = rds_opt_bool(&on, optval, optlen);
+	if (ret)
+		return ret;
 	lock_sock(sk);
-	sock_valbool_flag(sk, SOCK_RCVTSTAMP, val);
-	sock_valbool_flag(sk, SOCK_TSTAMP_NEW,
-			  val && optname == SO_TIMESTAMP_NEW);
+	sock_valbool_flag(sk, SOCK_RCVTSTAMP, on);
+	sock_valbool_flag(sk, SOCK_TSTAMP_NEW, on && optname == SO_TIMESTAMP_NEW);
 	release_sock(sk);
 	return 0;
 }
