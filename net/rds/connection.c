@@ -31,6 +31,9 @@
 
 #define RDS_CONN_HASH_BITS	8
 
+/* How long a sender waits for the ACK of its last message before asking. */
+#define RDS_ACK_PROBE_DELAY	max(msecs_to_jiffies(10), 2UL)
+
 static struct hlist_head rds_conn_hash[1 << RDS_CONN_HASH_BITS];
 static LIST_HEAD(rds_conn_list);
 static DEFINE_SPINLOCK(rds_conn_lock);	/* writers of hash and list */
@@ -102,6 +105,17 @@ static void rds_conn_msg_unqueue(struct rds_conn *conn, struct rds_msg *m)
 	spin_unlock_bh(&conn->lock);
 	if (queued)
 		rds_conn_msg_done(m);	/* the queue's reference */
+}
+
+/* Number @m and put it at the end of the send queue.  Context: any. */
+static void rds_conn_enqueue(struct rds_conn *conn, struct rds_msg *m)
+{
+	spin_lock_bh(&conn->lock);
+	m->seq = conn->next_tx_seq++;
+	list_add_tail(&m->conn_item, &conn->send_queue);
+	trace_rds_conn_queue(conn, m->seq, m->len, m->flags);
+	spin_unlock_bh(&conn->lock);
+	rds_stat_inc(RDS_STAT_SEND_QUEUED);
 }
 
 static void rds_conn_msgs_done(struct list_head *list)
@@ -182,8 +196,9 @@ static struct rds_msg *rds_conn_cong_msg(struct rds_conn *conn)
  * Pick the next message: the congestion map if it changed, else the head
  * of send_queue, which moves to retrans.  ACK_REQUIRED is set by the
  * peer's budget rule (every max_unacked_packets + 1 messages or
- * max_unacked_bytes), and on the last message before the queue goes idle
- * so that an idle sender's buffer is always released.
+ * max_unacked_bytes).  A sender that goes idle is not acknowledged at
+ * once: the peer's answer usually carries the ACK, else the ACK probe
+ * asks for it (rds_conn_ack_probe_work()).
  */
 static struct rds_msg *rds_conn_pick(struct rds_conn *conn)
 {
@@ -204,8 +219,7 @@ static struct rds_msg *rds_conn_pick(struct rds_conn *conn)
 	if (m) {
 		list_move_tail(&m->conn_item, &conn->retrans);
 		m->xmit_jiffies = jiffies;
-		if (!conn->unacked_pkts || conn->unacked_bytes < m->len ||
-		    list_empty(&conn->send_queue))
+		if (!conn->unacked_pkts || conn->unacked_bytes < m->len)
 			m->flags |= RDS_FLAG_ACK_REQUIRED;
 		if (m->flags & RDS_FLAG_ACK_REQUIRED) {
 			conn->unacked_pkts = rds_sysctl_max_unacked_packets();
@@ -260,6 +274,11 @@ static void rds_conn_send_locked(struct rds_conn *conn)
 		rds_msg_put(conn->xmit_msg);
 		WRITE_ONCE(conn->xmit_msg, NULL);
 	}
+	/* Pending already after the first of a burst: cheap to repeat. */
+	if (!list_empty_careful(&conn->retrans) &&
+	    !test_bit(RDS_CONN_DEAD, &conn->flags))
+		queue_delayed_work(rds_conn_wq, &conn->ack_probe_w,
+				   RDS_ACK_PROBE_DELAY);
 }
 
 static void rds_conn_send_work(struct work_struct *work)
@@ -315,6 +334,50 @@ static void rds_conn_watchdog_work(struct work_struct *work)
 		return;
 	}
 	queue_delayed_work(rds_conn_wq, &conn->watchdog_w, HZ);
+}
+
+/*
+ * The ACK probe (wire 5.3): the newest message sent went out without
+ * ACK_REQUIRED and nothing acknowledged it for RDS_ACK_PROBE_DELAY, so
+ * the peer has nothing to send back: ask for the ACK with a message from
+ * port 0 to port 0 that carries ACK_REQUIRED and is then dropped.  Until
+ * the ACK comes the messages hold their senders' buffers and the pages
+ * of their RDMA operations.  Acknowledging at once every message after
+ * which the queue went idle costs each request/response exchange two
+ * ACK frames; the answer carries the ACK instead.  One payload byte,
+ * zero, keeps the probe from reading as an ACK frame.
+ */
+static void rds_conn_ack_probe_work(struct work_struct *work)
+{
+	struct rds_conn *conn = container_of(to_delayed_work(work),
+					     struct rds_conn, ack_probe_w);
+	unsigned long due = 0;
+	struct rds_msg *m;
+
+	if (rds_conn_state(conn) != RDS_CONN_UP ||
+	    test_bit(RDS_CONN_DEAD, &conn->flags))
+		return;
+	spin_lock_bh(&conn->lock);
+	if (!list_empty(&conn->retrans) && list_empty(&conn->send_queue)) {
+		m = list_last_entry(&conn->retrans, struct rds_msg, conn_item);
+		if (!(m->flags & RDS_FLAG_ACK_REQUIRED))
+			due = m->xmit_jiffies + RDS_ACK_PROBE_DELAY;
+	}
+	spin_unlock_bh(&conn->lock);
+	if (!due)
+		return;	/* acknowledged, asked for, or still sending */
+	if (time_before(jiffies, due)) {
+		queue_delayed_work(rds_conn_wq, &conn->ack_probe_w,
+				   due - jiffies);
+		return;
+	}
+	m = rds_msg_alloc(1, GFP_KERNEL | __GFP_ZERO);
+	if (!m)
+		return;	/* the next message sent tries again */
+	m->flags = RDS_FLAG_ACK_REQUIRED;
+	rds_conn_enqueue(conn, m);
+	rds_stat_inc(RDS_STAT_SEND_ACK_PROBE);
+	rds_conn_push(conn);
 }
 
 static void rds_conn_shutdown_work(struct work_struct *work)
@@ -409,6 +472,7 @@ struct rds_conn *rds_zc_conn_get(struct net *net, __be32 laddr, __be32 faddr,
 	mutex_init(&new->work_mutex);
 	INIT_DELAYED_WORK(&new->connect_w, rds_conn_connect_work);
 	INIT_DELAYED_WORK(&new->watchdog_w, rds_conn_watchdog_work);
+	INIT_DELAYED_WORK(&new->ack_probe_w, rds_conn_ack_probe_work);
 	INIT_WORK(&new->send_w, rds_conn_send_work);
 	INIT_WORK(&new->shutdown_w, rds_conn_shutdown_work);
 
@@ -583,17 +647,6 @@ void rds_zc_conn_acked(struct rds_conn *conn, u64 seq)
 }
 EXPORT_SYMBOL_GPL(rds_zc_conn_acked);
 
-/* Number @m and put it at the end of the send queue.  Context: any. */
-static void rds_conn_enqueue(struct rds_conn *conn, struct rds_msg *m)
-{
-	spin_lock_bh(&conn->lock);
-	m->seq = conn->next_tx_seq++;
-	list_add_tail(&m->conn_item, &conn->send_queue);
-	trace_rds_conn_queue(conn, m->seq, m->len, m->flags);
-	spin_unlock_bh(&conn->lock);
-	rds_stat_inc(RDS_STAT_SEND_QUEUED);
-}
-
 /*
  * A ping (wire 10.1): a message to port 0 from a port that is not.  The
  * answer, a pong, is a header-only message from port 0 to that port,
@@ -638,6 +691,13 @@ int rds_zc_conn_recv(struct rds_conn *conn, struct rds_msg *m)
 	if (m->seq < conn->next_rx_seq && (m->flags & RDS_FLAG_RETRANSMITTED)) {
 		trace_rds_conn_recv(conn, m->seq, m->len, m->flags);
 		rds_stat_inc(RDS_STAT_RECV_DUP);
+		rds_msg_put(m);
+		return 0;
+	}
+	if (!m->dport && !m->sport) {	/* an ACK probe: acknowledge it */
+		WRITE_ONCE(conn->next_rx_seq, m->seq + 1);
+		trace_rds_conn_recv(conn, m->seq, m->len, m->flags);
+		rds_stat_inc(RDS_STAT_RECV_ACK_PROBE);
 		rds_msg_put(m);
 		return 0;
 	}
@@ -920,6 +980,7 @@ static void rds_conn_cancel_works(struct rds_conn *conn)
 {
 	cancel_delayed_work_sync(&conn->connect_w);
 	cancel_delayed_work_sync(&conn->watchdog_w);
+	cancel_delayed_work_sync(&conn->ack_probe_w);
 	cancel_work_sync(&conn->shutdown_w);
 	cancel_work_sync(&conn->send_w);
 }

@@ -107,6 +107,7 @@ struct rds_conn {
 
 	struct delayed_work connect_w;
 	struct delayed_work watchdog_w;	/* ACK progress while UP */
+	struct delayed_work ack_probe_w;	/* asks an idle peer to ACK */
 	struct work_struct send_w;
 	struct work_struct shutdown_w;
 

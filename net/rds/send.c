@@ -118,6 +118,7 @@ static int rds_send_charge(struct rds_sock *rs, struct rds_msg *m,
 	rds_stat_inc(RDS_STAT_SEND_SNDBUF_FULL);
 	if (nonblock)
 		return -EAGAIN;
+	rds_sock_snd_wait_mark(rs);
 	left = wait_event_interruptible_timeout(*sk_sleep(&rs->sk),
 						rds_sock_snd_charge(rs, size,
 								    &half),

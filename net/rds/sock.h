@@ -76,6 +76,7 @@ struct rds_sock {
 
 	spinlock_t	snd_lock;	/* snd_bytes, see above */
 	size_t		snd_bytes;
+	bool		snd_waiting;	/* a writer found no room */
 
 	/* RDMA (rdma.c): MRs by rkey under mr_lock, notifications. */
 	spinlock_t	mr_lock;
@@ -133,6 +134,18 @@ static inline bool rds_sock_snd_charge(struct rds_sock *rs, size_t len,
 static inline bool rds_sock_snd_room(struct rds_sock *rs)
 {
 	return READ_ONCE(rs->snd_bytes) < rds_sk_sndbuf(rs);
+}
+
+/*
+ * A writer (sendmsg() or poll()) found no room and waits for the next
+ * release to wake it; it tests for room again after this.  Releases wake
+ * only such writers (rds_sock_write_space()): a reader sleeping on the
+ * same queue is not woken for nothing by every acknowledgment.
+ */
+static inline void rds_sock_snd_wait_mark(struct rds_sock *rs)
+{
+	WRITE_ONCE(rs->snd_waiting, true);
+	smp_mb();	/* pairs with rds_sock_write_space() */
 }
 
 static inline int rds_sk_rcvbuf(const struct rds_sock *rs)

@@ -62,6 +62,28 @@ static void rds_sock_cong_wake(struct rds_cong_monitor *mon)
 	rs->sk.sk_data_ready(&rs->sk);
 }
 
+/*
+ * Room in the send buffer (an acknowledgment, a cancel, a larger
+ * SO_SNDBUF): wake the writers that found none.
+ */
+static void rds_sock_write_space(struct sock *sk)
+{
+	struct rds_sock *rs = rds_sk(sk);
+	struct socket_wq *wq;
+
+	smp_mb();	/* the release before the test; see snd_wait_mark */
+	if (!READ_ONCE(rs->snd_waiting) || !rds_sock_snd_room(rs))
+		return;
+	WRITE_ONCE(rs->snd_waiting, false);
+	rcu_read_lock();
+	wq = rcu_dereference(sk->sk_wq);
+	if (skwq_has_sleeper(wq))
+		wake_up_interruptible_sync_poll(&wq->wait, EPOLLOUT |
+						EPOLLWRNORM | EPOLLWRBAND);
+	rcu_read_unlock();
+	sk_wake_async(sk, SOCK_WAKE_SPACE, POLL_OUT);
+}
+
 static int rds_create(struct net *net, struct socket *sock, int protocol,
 		      int kern)
 {
@@ -77,6 +99,7 @@ static int rds_create(struct net *net, struct socket *sock, int protocol,
 	sock_init_data(sock, sk);
 	sock->ops = &rds_proto_ops;
 	sk->sk_protocol = protocol;
+	sk->sk_write_space = rds_sock_write_space;
 
 	rs = rds_sk(sk);
 	INIT_HLIST_NODE(&rs->bind_node);
@@ -322,6 +345,8 @@ static __poll_t rds_poll(struct file *file, struct socket *sock,
 	}
 
 	/* Local delivery never queues; connections do, up to SO_SNDBUF. */
+	if (!rds_sock_snd_room(rs))
+		rds_sock_snd_wait_mark(rs);
 	if (rds_sock_snd_room(rs))
 		mask |= EPOLLOUT | EPOLLWRNORM;
 

@@ -44,12 +44,12 @@ declare -A MIN_RESULTS=(
 	[distro-6.1]=130
 	[ours-6.12]=130
 	[distro-6.12]=130
-	[remote-distro-distro-6.1]=147
-	[remote-ours-ours-6.1]=157
-	[remote-ours-distro-6.1]=155
-	[remote-distro-ours-6.1]=151
-	[remote-ours-ours-credits-6.1]=157
-	[remote-ours-distro-credits-6.1]=155
+	[remote-distro-distro-6.1]=149
+	[remote-ours-ours-6.1]=159
+	[remote-ours-distro-6.1]=157
+	[remote-distro-ours-6.1]=153
+	[remote-ours-ours-credits-6.1]=159
+	[remote-ours-distro-credits-6.1]=157
 )
 
 top=$(cd "$(dirname "$0")/../.." && pwd)

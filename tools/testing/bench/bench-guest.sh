@@ -4,14 +4,15 @@
 # bench-guest.sh - the guest half of "make bench" (tools/testing/bench/
 # bench.sh), run in both guests of a two-guest tools/testing/vm/vm-run.sh:
 #
-#   bench-guest.sh rds SECS SET...
+#   bench-guest.sh rds SECS [--points OPTIONS] SET...
 #	one rds-zc-bench run per SET (ours or distro), in that order:
 #	node 1 runs the server, node 2 the client with -T SECS.  Between
 #	two runs of different sets both guests unload the RDS modules they
 #	hold and load the other set (the two register PF_RDS, so a guest
 #	holds one at a time); the first SET must be the one vm-run.sh
 #	loaded (--modules).  If a swap fails, the runs left are not made
-#	and the host runs them in a fresh boot.
+#	and the host runs them in a fresh boot.  OPTIONS, one argument,
+#	are the client's point options; empty: all points.
 #   bench-guest.sh verbs SECS [ROUNDS]
 #	the raw-verbs ceiling with Debian's perftest over the same rxe link:
 #	ib_write_bw and ib_read_bw (-R, rdma_cm) for each size and depth of
@@ -76,6 +77,11 @@ fi
 mode=${1:-}
 secs=${2:-2}
 shift 2 2>/dev/null || { echo "Bail out! usage: bench-guest.sh rds|verbs SECS [SET...]"; exit 2; }
+points=()
+if [ "${1:-}" = --points ]; then
+	read -r -a points <<< "${2:-}"
+	shift 2
+fi
 
 # Messages of 1 MiB need socket buffers over twice that size.
 sysctl -q -w net.core.wmem_max=67108864 net.core.rmem_max=67108864
@@ -128,7 +134,7 @@ run_rds() {
 		out=$RESULTS/run-$k-$set.txt
 		meet "run-$k" 300
 		"$bench" client -a "$RDS_ADDR" -s "$RDS_PEER_ADDR" -T "$secs" -t 15 \
-			--tag "modules=$set run=$k" > "$out" 2>&1
+			"${points[@]}" --tag "modules=$set run=$k" > "$out" 2>&1
 		rc=$?
 		sed 's/^/# /' "$out"
 		meet "run-$k-done" 600

@@ -7,7 +7,7 @@
 #
 # Usage: tools/testing/bench/bench.sh [--rounds N] [--time SECS]
 #		[--kernel SERIES] [--verbs-smp LIST] [--verbs-rounds N]
-#		[--no-verbs] [--results DIR]
+#		[--no-verbs] [--points OPTIONS] [--results DIR]
 #
 #   --rounds N       rounds of each module set (default 3); each figure
 #                    is reported as the median and the spread (min-max)
@@ -18,6 +18,10 @@
 #                    see Documentation/networking/rds_zc-bench.rst)
 #   --verbs-rounds N rounds of each raw-verbs phase (default 2)
 #   --no-verbs       leave the raw-verbs phase out
+#   --points OPTIONS rds-zc-bench client options that choose the points,
+#                    in one argument (e.g. --points "--tests rdma --keys
+#                    map"): a focused comparison of ours and distro; the
+#                    table has those rows only
 #   --results DIR    results folder (default build/bench/TIMESTAMP)
 #
 # Phases, each one vm-run.sh boot of two guests:
@@ -52,6 +56,7 @@ kernel=6.1
 verbs_smp=1,2
 verbs_rounds=2
 verbs=1
+points=
 out=
 
 usage() {
@@ -67,6 +72,7 @@ while [ $# -gt 0 ]; do
 	--verbs-smp) verbs_smp=${2:?}; shift 2 ;;
 	--verbs-rounds) verbs_rounds=${2:?}; shift 2 ;;
 	--no-verbs) verbs=0; shift ;;
+	--points) points=${2:?}; shift 2 ;;
 	--results) out=${2:?}; shift 2 ;;
 	-h|--help) usage ;;
 	*) echo "bench: unexpected argument '$1'" >&2; usage ;;
@@ -143,7 +149,7 @@ vm() {	# vm NAME TIMEOUT VM-RUN-OPTIONS... -- GUEST ARGS
 }
 
 vm rds $((120 + rounds * 420)) --modules "${order[0]}" -- \
-	"$here/bench-guest.sh" rds "$secs" "${order[@]}"
+	"$here/bench-guest.sh" rds "$secs" --points "$points" "${order[@]}"
 
 # Runs the swaps left out: one boot per module set.
 for set in ours distro; do
@@ -154,7 +160,7 @@ for set in ours distro; do
 	sets=()
 	for ((r = 0; r < missing; r++)); do sets+=("$set"); done
 	vm "rds-$set" $((120 + missing * 300)) --modules "$set" -- \
-		"$here/bench-guest.sh" rds "$secs" "${sets[@]}"
+		"$here/bench-guest.sh" rds "$secs" --points "$points" "${sets[@]}"
 done
 
 if [ "$verbs" = 1 ]; then

@@ -991,6 +991,85 @@ static void test_ping(void)
 	close(fd);
 }
 
+/* Rows of info table name from our port lport to fport. */
+static int msg_rows(int fd, int name, in_port_t lport, in_port_t fport)
+{
+	struct rds_info_message *mi;
+	socklen_t len;
+	void *buf;
+	int i, n = 0;
+
+	EXPECT_EQ(EXPECT_SYS_OK(rds_info_read(fd, name, &buf, &len)),
+		  sizeof(*mi));
+	for (i = 0; i < (int)(len / sizeof(*mi)); i++) {
+		mi = (struct rds_info_message *)buf + i;
+		n += mi->lport == lport && mi->fport == fport;
+	}
+	free(buf);
+	return n;
+}
+
+/* Messages from lport to fport not yet acknowledged: queued or sent. */
+static int unacked_rows(int fd, in_port_t lport, in_port_t fport)
+{
+	return msg_rows(fd, RDS_INFO_SEND_MESSAGES, lport, fport) +
+	       msg_rows(fd, RDS_INFO_RETRANS_MESSAGES, lport, fport);
+}
+
+/*
+ * A sender that goes idle is acknowledged without sending again (wire
+ * 5.3): node 2 sends three small messages, which do not ask for an ACK,
+ * to node 1, which reads them and never answers.  Within 2 s they leave
+ * node 2's retransmit queue: our module asks for the ACK with one ACK
+ * probe, which node 1 acknowledges and drops, so node 1's socket gets the
+ * three messages and nothing else.  The distribution keeps an idle
+ * sender's last messages until its budget of 8 messages asks for an ACK
+ * (their buffer stays charged meanwhile): on a distribution sender only
+ * the delivery is checked.
+ */
+static void test_idle_ack(void)
+{
+	struct sockaddr_in me, to = peer_port(0);
+	long long probes = 0;
+	char buf[64] = "idle";
+	long long t0;
+	int fd, i, left = -1;
+
+	fd = rds_bound(0, &me);
+	sync_peer("bound");
+	if (node == 2) {
+		if (!strcmp(modules_of(2), "ours"))
+			probes = rds_counter(fd, "send_ack_probe");
+		for (i = 0; i < 3; i++)
+			EXPECT_EQ(sendto(fd, buf, sizeof(buf), 0,
+					 (struct sockaddr *)&to, sizeof(to)),
+				  (long)sizeof(buf));
+	} else {
+		struct sockaddr_in from;
+
+		for (i = 0; i < 3; i++)
+			EXPECT_EQ(recv_msg(fd, buf, sizeof(buf), 0, &from,
+					   NULL), (long)sizeof(buf));
+	}
+	sync_peer("sent");
+	if (node == 2 && !strcmp(modules_of(2), "ours")) {
+		t0 = rt_now_ms();
+		do {
+			left = unacked_rows(fd, me.sin_port, to.sin_port);
+			if (left)
+				rt_sleep_ms(20);
+		} while (left && rt_now_ms() - t0 < 2000);
+		EXPECT_EQ(left, 0);
+		rt_diag("acknowledged after %lld ms", rt_now_ms() - t0);
+		EXPECT_TRUE(rds_counter(fd, "send_ack_probe") > probes,
+			    "no ACK probe counted");
+	}
+	sync_peer("acked");
+	if (node == 1)
+		expect_empty(fd);
+	close(fd);
+}
+
 /* ------------------------------------------------------------- driver */
 
 #define CASE_T(name, secs)	{ #name, test_##name, secs }
@@ -1009,6 +1088,7 @@ static const struct rt_case cases[] = {
 	CASE_T(connect_race_rule, 30),
 	CASE_T(ping, 30),
 	CASE_T(info_ib_connections, 30),
+	CASE_T(idle_ack, 30),
 };
 
 int main(int argc, char **argv)
