@@ -8,6 +8,7 @@
 #define RDS_INFO_UTIL_H
 
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 
@@ -47,6 +48,29 @@ static inline long rds_info_read(int fd, int name, void **out, socklen_t *len)
 	}
 	*out = buf;
 	return ret;
+}
+
+/*
+ * The rows of a message table (RDS_INFO_SEND_MESSAGES,
+ * RDS_INFO_RETRANS_MESSAGES, ...) read into @buf, @len bytes, that go
+ * from local port @lport to @fport: the first @max are copied to @rows
+ * (NULL with @max 0 counts only).  Return: how many there are.
+ */
+static inline int rds_info_msg_rows(const void *buf, socklen_t len,
+				    in_port_t lport, in_port_t fport,
+				    struct rds_info_message *rows, int max)
+{
+	const struct rds_info_message *mi = buf;
+	int i, n = 0;
+
+	for (i = 0; i < (int)(len / sizeof(*mi)); i++) {
+		if (mi[i].lport != lport || mi[i].fport != fport)
+			continue;
+		if (n < max)
+			rows[n] = mi[i];
+		n++;
+	}
+	return n;
 }
 
 #endif /* RDS_INFO_UTIL_H */

@@ -2016,20 +2016,12 @@ static void test_info_sockets(void)
 static int send_rows(int fd, int name, in_port_t lport, in_port_t fport,
 		     struct rds_info_message *rows, int max)
 {
-	struct rds_info_message *mi;
-	int len, i, n = 0;
+	int len, n;
 	void *buf;
 
 	EXPECT_EQ(EXPECT_SYS_OK(info_get(fd, name, &buf, &len)),
-		  sizeof(*mi));
-	for (i = 0; i < len / (int)sizeof(*mi); i++) {
-		mi = (struct rds_info_message *)buf + i;
-		if (mi->lport != lport || mi->fport != fport)
-			continue;
-		if (n < max)
-			rows[n] = *mi;
-		n++;
-	}
+		  sizeof(*rows));
+	n = rds_info_msg_rows(buf, len, lport, fport, rows, max);
 	free(buf);
 	return n;
 }

@@ -944,12 +944,20 @@ static void expect_pong(int fd)
  * a message for an unbound port); the distribution's has no such switch
  * on every kernel, so the check is ours only.
  */
-static void test_ping(void)
+/* net.rds.ping_enable of this node. */
+static void set_ping_enable(const char *val)
 {
 	static const char path[] = "/proc/sys/net/rds/ping_enable";
+	FILE *f = fopen(path, "w");
+
+	ASSERT_TRUE(f && fputs(val, f) >= 0 && !fclose(f),
+		    "writing %s to %s: %s", val, path, rt_errname(errno));
+}
+
+static void test_ping(void)
+{
 	struct sockaddr_in zero;
 	int fd = rds_bound(0, NULL), i;
-	FILE *f;
 
 	sin_set(&zero, addr_peer, 0);
 	sync_peer("bound");
@@ -964,11 +972,8 @@ static void test_ping(void)
 		return;
 	}
 	/* node 2 stops answering; node 1 pings it once */
-	if (node == 2) {
-		f = fopen(path, "w");
-		ASSERT_TRUE(f && fputs("0\n", f) >= 0 && !fclose(f),
-			    "writing 0 to %s: %s", path, rt_errname(errno));
-	}
+	if (node == 2)
+		set_ping_enable("0\n");
 	sync_peer("disabled");
 	if (node == 1) {
 		EXPECT_EQ(sendto(fd, "", 0, 0, (struct sockaddr *)&zero,
@@ -977,11 +982,8 @@ static void test_ping(void)
 		expect_empty(fd);
 	}
 	sync_peer("silence");
-	if (node == 2) {
-		f = fopen(path, "w");
-		ASSERT_TRUE(f && fputs("1\n", f) >= 0 && !fclose(f),
-			    "writing 1 to %s: %s", path, rt_errname(errno));
-	}
+	if (node == 2)
+		set_ping_enable("1\n");
 	sync_peer("enabled");
 	if (node == 1) {
 		EXPECT_EQ(sendto(fd, "", 0, 0, (struct sockaddr *)&zero,
@@ -994,17 +996,13 @@ static void test_ping(void)
 /* Rows of info table name from our port lport to fport. */
 static int msg_rows(int fd, int name, in_port_t lport, in_port_t fport)
 {
-	struct rds_info_message *mi;
 	socklen_t len;
 	void *buf;
-	int i, n = 0;
+	int n;
 
 	EXPECT_EQ(EXPECT_SYS_OK(rds_info_read(fd, name, &buf, &len)),
-		  sizeof(*mi));
-	for (i = 0; i < (int)(len / sizeof(*mi)); i++) {
-		mi = (struct rds_info_message *)buf + i;
-		n += mi->lport == lport && mi->fport == fport;
-	}
+		  sizeof(struct rds_info_message));
+	n = rds_info_msg_rows(buf, len, lport, fport, NULL, 0);
 	free(buf);
 	return n;
 }
