@@ -153,6 +153,18 @@ void rds_mr_put(struct rds_mr *mr)
 }
 
 /*
+ * Drop the tree's reference of an MR taken out of it; the last reference
+ * posts the invalidation before this returns, so a registration right
+ * after waits for that MR rather than finding the pool empty.  Context:
+ * process context, may sleep.
+ */
+static void rds_mr_put_start(struct rds_mr *mr)
+{
+	if (refcount_dec_and_test(&mr->refs))
+		rds_mr_release(mr);
+}
+
+/*
  * Drop the tree's reference of an MR taken out of it and wait until its
  * key is dead.  Context: process context, may sleep.
  */
@@ -408,7 +420,7 @@ int rds_rdma_free_mr(struct rds_sock *rs, u64 cookie, u64 flags)
 	if (flags & RDS_RDMA_INVALIDATE)
 		rds_mr_put_invalidate(mr);
 	else
-		rds_mr_put(mr);
+		rds_mr_put_start(mr);
 	return 0;
 }
 
