@@ -944,14 +944,30 @@ static void expect_pong(int fd)
  * a message for an unbound port); the distribution's has no such switch
  * on every kernel, so the check is ours only.
  */
-/* net.rds.ping_enable of this node. */
-static void set_ping_enable(const char *val)
+/* Write net.rds.@name of this node. */
+static void set_rds_sysctl(const char *name, long val)
 {
-	static const char path[] = "/proc/sys/net/rds/ping_enable";
-	FILE *f = fopen(path, "w");
+	char path[128];
+	FILE *f;
 
-	ASSERT_TRUE(f && fputs(val, f) >= 0 && !fclose(f),
-		    "writing %s to %s: %s", val, path, rt_errname(errno));
+	snprintf(path, sizeof(path), "/proc/sys/net/rds/%s", name);
+	f = fopen(path, "w");
+	ASSERT_TRUE(f && fprintf(f, "%ld\n", val) > 0 && !fclose(f),
+		    "writing %ld to %s: %s", val, path, rt_errname(errno));
+}
+
+/* Read net.rds.@name of this node. */
+static long get_rds_sysctl(const char *name)
+{
+	char path[128];
+	long val = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/sys/net/rds/%s", name);
+	f = fopen(path, "r");
+	ASSERT_TRUE(f && fscanf(f, "%ld", &val) == 1 && !fclose(f),
+		    "reading %s: %s", path, rt_errname(errno));
+	return val;
 }
 
 static void test_ping(void)
@@ -973,7 +989,7 @@ static void test_ping(void)
 	}
 	/* node 2 stops answering; node 1 pings it once */
 	if (node == 2)
-		set_ping_enable("0\n");
+		set_rds_sysctl("ping_enable", 0);
 	sync_peer("disabled");
 	if (node == 1) {
 		EXPECT_EQ(sendto(fd, "", 0, 0, (struct sockaddr *)&zero,
@@ -983,7 +999,7 @@ static void test_ping(void)
 	}
 	sync_peer("silence");
 	if (node == 2)
-		set_ping_enable("1\n");
+		set_rds_sysctl("ping_enable", 1);
 	sync_peer("enabled");
 	if (node == 1) {
 		EXPECT_EQ(sendto(fd, "", 0, 0, (struct sockaddr *)&zero,
@@ -1014,53 +1030,82 @@ static int unacked_rows(int fd, in_port_t lport, in_port_t fport)
 	       msg_rows(fd, RDS_INFO_RETRANS_MESSAGES, lport, fport);
 }
 
+/* Send n small messages from fd to *to. */
+static void send_small(int fd, const struct sockaddr_in *to, int n)
+{
+	char buf[64] = "idle";
+
+	while (n--)
+		EXPECT_EQ(sendto(fd, buf, sizeof(buf), 0,
+				 (const struct sockaddr *)to, sizeof(*to)),
+			  (long)sizeof(buf));
+}
+
+/* Wait up to 2 s until no message from @me to @to is unacknowledged. */
+static void wait_acked(int fd, const struct sockaddr_in *me,
+		       const struct sockaddr_in *to, const char *what)
+{
+	long long t0 = rt_now_ms();
+	int left;
+
+	while ((left = unacked_rows(fd, me->sin_port, to->sin_port)) &&
+	       rt_now_ms() - t0 < 2000)
+		rt_sleep_ms(20);
+	EXPECT_EQ(left, 0);
+	rt_diag("%s acknowledged after %lld ms", what, rt_now_ms() - t0);
+}
+
 /*
  * A sender that goes idle is acknowledged without sending again (wire
- * 5.3): node 2 sends three small messages, which do not ask for an ACK,
- * to node 1, which reads them and never answers.  Within 2 s they leave
- * node 2's retransmit queue: our module asks for the ACK with one ACK
- * probe, which node 1 acknowledges and drops, so node 1's socket gets the
- * three messages and nothing else.  The distribution keeps an idle
- * sender's last messages until its budget of 8 messages asks for an ACK
- * (their buffer stays charged meanwhile): on a distribution sender only
- * the delivery is checked.
+ * 5.3): node 2 sends three small messages that do not ask for an ACK to
+ * node 1, which reads them and never answers.  Within 2 s they leave
+ * node 2's queues: our module asks for the ACK with one ACK probe, which
+ * node 1 acknowledges and drops, so node 1's socket gets the messages
+ * and nothing else.
+ *
+ * The cases before this one leave the connection's ACK budget anywhere,
+ * so one of three messages could ask for an ACK by that rule.  On our
+ * module node 2 first raises net.rds.max_unacked_packets and sends ten
+ * messages: the budget runs out within nine of them, and the message
+ * that asks for an ACK refills it with the raised value.
+ *
+ * The distribution keeps an idle sender's last messages until its budget
+ * of 8 messages asks for an ACK (their buffer stays charged meanwhile):
+ * on a distribution sender only the delivery is checked.
  */
 static void test_idle_ack(void)
 {
+	int ours = !strcmp(modules_of(2), "ours"), flush = ours ? 10 : 0;
 	struct sockaddr_in me, to = peer_port(0);
 	long long probes = 0;
-	char buf[64] = "idle";
-	long long t0;
-	int fd, i, left = -1;
+	long budget = 0;
+	int fd, i;
 
 	fd = rds_bound(0, &me);
 	sync_peer("bound");
+	if (node == 2 && ours) {
+		budget = get_rds_sysctl("max_unacked_packets");
+		set_rds_sysctl("max_unacked_packets", 1000000);
+		send_small(fd, &to, flush);
+		wait_acked(fd, &me, &to, "the first ten");
+		probes = rds_counter(fd, "send_ack_probe");
+	}
 	if (node == 2) {
-		if (!strcmp(modules_of(2), "ours"))
-			probes = rds_counter(fd, "send_ack_probe");
-		for (i = 0; i < 3; i++)
-			EXPECT_EQ(sendto(fd, buf, sizeof(buf), 0,
-					 (struct sockaddr *)&to, sizeof(to)),
-				  (long)sizeof(buf));
+		send_small(fd, &to, 3);
 	} else {
 		struct sockaddr_in from;
+		char buf[64];
 
-		for (i = 0; i < 3; i++)
+		for (i = 0; i < flush + 3; i++)
 			EXPECT_EQ(recv_msg(fd, buf, sizeof(buf), 0, &from,
 					   NULL), (long)sizeof(buf));
 	}
 	sync_peer("sent");
-	if (node == 2 && !strcmp(modules_of(2), "ours")) {
-		t0 = rt_now_ms();
-		do {
-			left = unacked_rows(fd, me.sin_port, to.sin_port);
-			if (left)
-				rt_sleep_ms(20);
-		} while (left && rt_now_ms() - t0 < 2000);
-		EXPECT_EQ(left, 0);
-		rt_diag("acknowledged after %lld ms", rt_now_ms() - t0);
+	if (node == 2 && ours) {
+		wait_acked(fd, &me, &to, "the last three");
 		EXPECT_TRUE(rds_counter(fd, "send_ack_probe") > probes,
 			    "no ACK probe counted");
+		set_rds_sysctl("max_unacked_packets", budget);
 	}
 	sync_peer("acked");
 	if (node == 1)
