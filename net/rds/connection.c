@@ -682,11 +682,15 @@ static void rds_conn_pong(struct rds_conn *conn, __be16 dport)
  * Return: 0 when the message was taken (delivered, or dropped as a
  * duplicate or for want of a socket) and may be acknowledged; -ENOMEM if
  * it could not be, and the transport must drop the connection without
- * acknowledging it, so that the peer sends it again.
+ * acknowledging it, so that the peer sends it again.  In both cases @m
+ * is consumed.  -EBUSY: the receiving socket is over its hard limit (a
+ * peer ignoring congestion); @m was not touched, and the transport keeps
+ * it, takes nothing more from the peer, and offers it again later.
  */
 int rds_zc_conn_recv(struct rds_conn *conn, struct rds_msg *m)
 {
 	struct rds_incoming *inc;
+	int ret;
 
 	if (m->seq < conn->next_rx_seq && (m->flags & RDS_FLAG_RETRANSMITTED)) {
 		trace_rds_conn_recv(conn, m->seq, m->len, m->flags);
@@ -713,16 +717,22 @@ int rds_zc_conn_recv(struct rds_conn *conn, struct rds_msg *m)
 		rds_msg_put(m);
 		return -ENOMEM;
 	}
-	WRITE_ONCE(conn->next_rx_seq, m->seq + 1);
-	atomic64_inc(&conn->rx_msgs);
-	rds_stat_inc(RDS_STAT_RECV_REMOTE);
-	trace_rds_conn_recv(conn, m->seq, m->len, m->flags);
 	inc->saddr = conn->faddr;
 	inc->sport = m->sport;
 	inc->daddr = conn->laddr;
 	inc->dport = m->dport;
+	ret = rds_zc_deliver(conn->net, inc, true);
+	if (ret) {
+		rds_stat_inc(RDS_STAT_RECV_HELD_BACK);
+		rds_inc_free(inc);	/* @m keeps the caller's reference */
+		return ret;
+	}
+	/* @m is still ours: a reader may only have freed @inc. */
+	WRITE_ONCE(conn->next_rx_seq, m->seq + 1);
+	trace_rds_conn_recv(conn, m->seq, m->len, m->flags);
+	atomic64_inc(&conn->rx_msgs);
+	rds_stat_inc(RDS_STAT_RECV_REMOTE);
 	rds_msg_put(m);		/* the incoming holds its own reference */
-	rds_zc_deliver(conn->net, inc);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(rds_zc_conn_recv);

@@ -20,8 +20,9 @@
  *  - The send ring is filled by xmit (serialised by the core) and
  *    emptied by send completions: send_free counts free slots, and a slot
  *    is reused only after its completion ran (RC completes in order).
- *  - The receive ring and the reassembly state are touched only by
- *    receive completions, which run one at a time (one CQ, softirq).
+ *  - rds_ib_conn.rx_lock (bottom halves off) protects the receive ring,
+ *    the reassembly state and a parked message (ib_recv.c): receive
+ *    completions (one CQ, softirq) and rx_resume_w take it.
  */
 #ifndef _RDS_ZC_IB_H
 #define _RDS_ZC_IB_H
@@ -100,6 +101,12 @@ struct rds_ib_recv_slot {
 	u64		dma;
 };
 
+/* A data frame received while the connection is parked (ib_recv.c). */
+struct rds_ib_rx_held {
+	u32		slot;		/* in recv_slots, not posted */
+	u32		payload;	/* bytes after the header */
+};
+
 /* rds_ib_conn.flags */
 enum {
 	RDS_IB_SEND_FULL,	/* xmit waits for a free slot */
@@ -107,6 +114,7 @@ enum {
 	RDS_IB_ACK_IN_FLIGHT,	/* the ACK frame is posted */
 	RDS_IB_CREDIT_WAIT,	/* a SEND waits for the peer's credits */
 	RDS_IB_RETIRING,	/* torn down while the connection goes on */
+	RDS_IB_RX_STOPPED,	/* teardown: receive nothing more */
 };
 
 struct rds_ib_conn {
@@ -151,9 +159,15 @@ struct rds_ib_conn {
 	struct rds_ib_recv_slot *recv_slots;
 	struct rds_ib_hdr *recv_hdrs;	/* recv_nr, DMA mapped */
 	u64		recv_hdrs_dma;
-	struct rds_msg	*rx_msg;	/* being reassembled */
+	spinlock_t	rx_lock;	/* see the top of this file */
+	struct rds_msg	*rx_msg;	/* being reassembled, or parked */
 	struct rds_ib_hdr rx_hdr;	/* its first header */
 	u32		rx_left;	/* payload bytes still to come */
+	bool		rx_parked;	/* rx_msg complete, refused: hold */
+	struct rds_ib_rx_held *rx_held;	/* recv_nr entries, a FIFO */
+	unsigned int	rx_held_head;
+	unsigned int	rx_held_nr;
+	struct delayed_work rx_resume_w; /* offers the parked rx_msg again */
 
 	/*
 	 * RDS_INFO_IB_CONNECTIONS: set under cm_mutex before the
@@ -181,6 +195,9 @@ enum rds_ib_stat {
 	RDS_IB_STAT_RX_FRAMES,
 	RDS_IB_STAT_RX_ACK_FRAMES,
 	RDS_IB_STAT_RX_CREDIT_UPDATES,
+	RDS_IB_STAT_RX_COPIED,
+	RDS_IB_STAT_RX_PARKED,
+	RDS_IB_STAT_RX_HELD_FRAMES,
 	RDS_IB_STAT_CONN_FLOW_CONTROL,
 	RDS_IB_STAT_TX_RDMA,
 	RDS_IB_STAT_TX_ATOMIC,
@@ -266,6 +283,8 @@ void rds_ib_credit_add(struct rds_ib_conn *ic, u8 n);
 void rds_ib_credit_posted(struct rds_ib_conn *ic);
 
 /* ib_recv.c */
+void rds_ib_recv_conn_init(struct rds_ib_conn *ic);
+void rds_ib_recv_stop(struct rds_ib_conn *ic);
 int rds_ib_recv_ring_init(struct rds_ib_conn *ic);
 int rds_ib_recv_ring_post(struct rds_ib_conn *ic);
 void rds_ib_recv_ring_free(struct rds_ib_conn *ic);

@@ -127,6 +127,7 @@ static void rds_ib_wait_port_up(struct rds_ib_conn *ic)
 /* Undo rds_ib_setup() step by step.  Caller holds cm_mutex. */
 static void rds_ib_teardown(struct rds_ib_conn *ic)
 {
+	rds_ib_recv_stop(ic);
 	if (ic->qp) {
 		ib_drain_qp(ic->qp);	/* every completion has run */
 		rdma_destroy_qp(ic->cm_id);
@@ -610,6 +611,7 @@ int rds_ib_conn_alloc(struct rds_conn *conn, gfp_t gfp)
 	ic->conn = conn;
 	INIT_LIST_HEAD(&ic->dev_item);
 	mutex_init(&ic->cm_mutex);
+	rds_ib_recv_conn_init(ic);
 	atomic64_set(&ic->ack_next, 0);
 	conn->tp = ic;
 	return 0;
@@ -624,6 +626,7 @@ void rds_ib_conn_free(struct rds_conn *conn)
 	struct rds_ib_conn *ic = conn->tp;
 
 	WARN_ON(ic->cm_id || ic->qp);
+	rds_ib_recv_stop(ic);
 	mutex_destroy(&ic->cm_mutex);
 	kfree(ic);
 	conn->tp = NULL;

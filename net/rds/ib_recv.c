@@ -6,17 +6,38 @@
  *
  * Each receive WR has two SGEs: the slot's 48-byte header, then its 4 KiB
  * page.  A fragment's page is handed over to the message being rebuilt
- * (no copy) and the slot gets a fresh page before it is posted again.  A
- * frame the rules call fatal drops the connection; the peer then resends
- * everything we did not acknowledge.
+ * (no copy) and the slot gets a fresh page before it is posted again; a
+ * message of at most RDS_MSG_INLINE_MAX bytes is copied out instead, and
+ * the slot keeps its page.  A frame the rules call fatal drops the
+ * connection; the peer then resends everything we did not acknowledge.
+ *
+ * Holding a peer back: when the core refuses a complete message because
+ * its socket holds too much (rds_zc_conn_recv() returns -EBUSY, a peer
+ * that ignores congestion), the message stays in rx_msg and the
+ * connection is parked.  The headers of later frames are still read (the
+ * peer's ACKs and credits), and ACK frames are posted again, but data
+ * frames wait in rx_held with their slots not posted, so the peer soon
+ * finds no receive buffer (RNR NAKs, which it retries for ever) or no
+ * credit.  rx_resume_w offers the message again every
+ * RDS_IB_RX_RESUME_DELAY; once it is taken, the held frames are worked
+ * through in order.  What a peer can make us hold is one ring and one
+ * message, and nothing is lost.
  */
 #include <linux/errno.h>
+#include <linux/highmem.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 
 #include "ib.h"
 #include "message.h"
 #include "transport.h"
+
+/* How often a parked connection offers its message again. */
+#define RDS_IB_RX_RESUME_DELAY	max_t(unsigned long, msecs_to_jiffies(10), 2)
+
+/* rds_ib_recv_data(): the message is parked, the ring held back. */
+#define RDS_IB_RX_PARKED	1
 
 static u64 rds_ib_recv_hdr_dma(struct rds_ib_conn *ic, unsigned int i)
 {
@@ -78,25 +99,28 @@ static int rds_ib_recv_post(struct rds_ib_conn *ic,
 	return ib_post_recv(ic->qp, &wr, NULL);
 }
 
-/* A complete message: hand it to the core, acknowledge it if asked. */
-static int rds_ib_recv_complete(struct rds_ib_conn *ic)
+/*
+ * Offer the complete rx_msg to the core and acknowledge it if asked, or
+ * park it if its socket is over its limit.  Caller holds rx_lock.
+ * Return: 0, RDS_IB_RX_PARKED, or a negative errno: drop the connection.
+ */
+static int rds_ib_recv_offer(struct rds_ib_conn *ic)
 {
 	const struct rds_ib_hdr *h = &ic->rx_hdr;
-	struct rds_msg *m = ic->rx_msg;
-	u64 seq = be64_to_cpu(h->h_sequence);
+	u64 seq = ic->rx_msg->seq;
 	int ret;
 
-	ic->rx_msg = NULL;
-	if (h->h_flags == RDS_FLAG_CONG_BITMAP) {
-		rds_zc_conn_cong_recv(ic->conn, m);
-		return 0;
+	ret = rds_zc_conn_recv(ic->conn, ic->rx_msg);
+	if (ret == -EBUSY) {
+		if (!ic->rx_parked)
+			rds_ib_stat_inc(RDS_IB_STAT_RX_PARKED);
+		ic->rx_parked = true;
+		queue_delayed_work(system_wq, &ic->rx_resume_w,
+				   RDS_IB_RX_RESUME_DELAY);
+		return RDS_IB_RX_PARKED;
 	}
-	m->seq = seq;
-	m->flags = h->h_flags;
-	m->sport = h->h_sport;
-	m->dport = h->h_dport;
-	memcpy(m->exthdr, h->h_exthdr, sizeof(m->exthdr));
-	ret = rds_zc_conn_recv(ic->conn, m);
+	ic->rx_msg = NULL;	/* consumed */
+	ic->rx_parked = false;
 	if (ret)
 		return ret;	/* not acknowledged: the peer sends it again */
 	atomic64_set(&ic->ack_next, seq);
@@ -107,17 +131,34 @@ static int rds_ib_recv_complete(struct rds_ib_conn *ic)
 	return 0;
 }
 
-/*
- * One received frame.  Return 0 to post the slot again, a negative errno
- * to drop the connection.
- */
-static int rds_ib_recv_frame(struct rds_ib_conn *ic,
-			     struct rds_ib_recv_slot *slot, u32 byte_len)
+/* A complete message: a congestion map, or one for a socket. */
+static int rds_ib_recv_complete(struct rds_ib_conn *ic)
 {
-	unsigned int i = slot - ic->recv_slots;
+	const struct rds_ib_hdr *h = &ic->rx_hdr;
+	struct rds_msg *m = ic->rx_msg;
+
+	if (h->h_flags == RDS_FLAG_CONG_BITMAP) {
+		ic->rx_msg = NULL;
+		rds_zc_conn_cong_recv(ic->conn, m);
+		return 0;
+	}
+	m->seq = be64_to_cpu(h->h_sequence);
+	m->flags = h->h_flags;
+	m->sport = h->h_sport;
+	m->dport = h->h_dport;
+	memcpy(m->exthdr, h->h_exthdr, sizeof(m->exthdr));
+	return rds_ib_recv_offer(ic);
+}
+
+/*
+ * The header of frame @i: checked, its ACK and credits taken.
+ * Return: 0 for a data frame, with its payload length in @payload; 1 for
+ * an ACK frame, done with; a negative errno to drop the connection.
+ */
+static int rds_ib_recv_hdr(struct rds_ib_conn *ic, unsigned int i,
+			   u32 byte_len, u32 *payload)
+{
 	struct rds_ib_hdr *h = &ic->recv_hdrs[i];
-	u32 payload, len, need;
-	int ret;
 
 	if (byte_len < sizeof(*h))
 		return -EPROTO;
@@ -125,25 +166,44 @@ static int rds_ib_recv_frame(struct rds_ib_conn *ic,
 				   sizeof(*h), DMA_FROM_DEVICE);
 	if (!rds_ib_hdr_csum_ok(h))
 		return -EBADMSG;
-	payload = byte_len - sizeof(*h);
+	*payload = byte_len - sizeof(*h);
 	rds_ib_stat_inc(RDS_IB_STAT_RX_FRAMES);
 
 	if (h->h_credit)
 		rds_ib_credit_add(ic, h->h_credit);
 	if (h->h_ack)
 		rds_zc_conn_acked(ic->conn, be64_to_cpu(h->h_ack));
-	if (rds_ib_hdr_is_ack(h, payload)) {
+	if (rds_ib_hdr_is_ack(h, *payload)) {
 		rds_ib_stat_inc(RDS_IB_STAT_RX_ACK_FRAMES);
-		return 0;
+		return 1;
 	}
+	return 0;
+}
 
-	len = be32_to_cpu(h->h_len);
-	if (!ic->rx_msg) {
+/*
+ * The payload of a data frame whose header was read: reassembly.
+ * Caller holds rx_lock.  Return: 0 or RDS_IB_RX_PARKED, and the slot may
+ * be posted again; a negative errno to drop the connection.
+ */
+static int rds_ib_recv_data(struct rds_ib_conn *ic,
+			    struct rds_ib_recv_slot *slot, u32 payload)
+{
+	struct ib_device *ibdev = ic->rdev->ibdev;
+	const struct rds_ib_hdr *h = &ic->recv_hdrs[slot - ic->recv_slots];
+	u32 len = be32_to_cpu(h->h_len), need;
+	struct rds_msg *m = ic->rx_msg;
+	int ret;
+
+	if (!m) {
 		if (len > RDS_MAX_MSG_SIZE)
 			return -EMSGSIZE;
-		ic->rx_msg = rds_msg_alloc_empty(len, GFP_ATOMIC);
-		if (!ic->rx_msg)
+		if (len <= RDS_MSG_INLINE_MAX)
+			m = rds_msg_alloc_inline(len, GFP_ATOMIC);
+		else
+			m = rds_msg_alloc_empty(len, GFP_ATOMIC);
+		if (!m)
 			return -ENOMEM;
+		ic->rx_msg = m;
 		ic->rx_hdr = *h;
 		ic->rx_left = len;
 	} else if (h->h_sequence != ic->rx_hdr.h_sequence ||
@@ -157,13 +217,20 @@ static int rds_ib_recv_frame(struct rds_ib_conn *ic,
 	if (payload < need)
 		return -EPROTO;	/* a short fragment: section 4.6 */
 	if (need) {
-		ib_dma_sync_single_for_cpu(ic->rdev->ibdev, slot->dma, need,
+		ib_dma_sync_single_for_cpu(ibdev, slot->dma, need,
 					   DMA_FROM_DEVICE);
-		ic->rx_msg->pages[ic->rx_msg->nr_pages++] =
-			rds_ib_recv_slot_take(ic, slot);
-		ret = rds_ib_recv_slot_fill(ic, slot, GFP_ATOMIC);
-		if (ret)
-			return ret;
+		if (m->data) {	/* all of it: len <= RDS_MSG_INLINE_MAX */
+			memcpy_from_page(m->data, slot->page, 0, need);
+			ib_dma_sync_single_for_device(ibdev, slot->dma, need,
+						      DMA_FROM_DEVICE);
+			rds_ib_stat_inc(RDS_IB_STAT_RX_COPIED);
+		} else {
+			m->pages[m->nr_pages++] =
+				rds_ib_recv_slot_take(ic, slot);
+			ret = rds_ib_recv_slot_fill(ic, slot, GFP_ATOMIC);
+			if (ret)
+				return ret;
+		}
 		ic->rx_left -= need;
 	}
 	if (ic->rx_left)
@@ -171,38 +238,129 @@ static int rds_ib_recv_frame(struct rds_ib_conn *ic,
 	return rds_ib_recv_complete(ic);
 }
 
+/* The data of frame @i waits for the parked message to be taken. */
+static void rds_ib_recv_hold(struct rds_ib_conn *ic, unsigned int i,
+			     u32 payload)
+{
+	unsigned int tail = (ic->rx_held_head + ic->rx_held_nr) % ic->recv_nr;
+
+	/* Only slots not posted are held: never more than the ring. */
+	ic->rx_held[tail].slot = i;
+	ic->rx_held[tail].payload = payload;
+	ic->rx_held_nr++;
+	rds_ib_stat_inc(RDS_IB_STAT_RX_HELD_FRAMES);
+}
+
+/* Post a slot whose frame is done with: a credit for the peer. */
+static int rds_ib_recv_repost(struct rds_ib_conn *ic,
+			      struct rds_ib_recv_slot *slot)
+{
+	int ret = rds_ib_recv_post(ic, slot);
+
+	if (!ret)
+		rds_ib_credit_posted(ic);
+	return ret;
+}
+
 static void rds_ib_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rds_ib_conn *ic = cq->cq_context;
 	struct rds_ib_recv_slot *slot =
 		container_of(wc->wr_cqe, struct rds_ib_recv_slot, cqe);
+	u32 payload;
 	int ret;
 
+	spin_lock_bh(&ic->rx_lock);
 	/* After a drop nothing more is taken from this incarnation. */
 	if ((rds_conn_state(ic->conn) != RDS_CONN_UP &&
 	     rds_conn_state(ic->conn) != RDS_CONN_CONNECTING) ||
-	    test_bit(RDS_IB_RETIRING, &ic->flags))
-		return;
+	    test_bit(RDS_IB_RETIRING, &ic->flags) ||
+	    test_bit(RDS_IB_RX_STOPPED, &ic->flags))
+		goto out;
 	if (wc->status != IB_WC_SUCCESS) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
 			pr_debug("rds_zc_ib: receive from %pI4 failed: %s\n",
 				 &ic->conn->faddr,
 				 ib_wc_status_msg(wc->status));
 		rds_ib_conn_drop(ic, "receive completion error");
-		return;
+		goto out;
 	}
 	if (wc->opcode != IB_WC_RECV) {
 		rds_ib_conn_drop(ic, "unexpected receive opcode");
-		return;
+		goto out;
 	}
-	ret = rds_ib_recv_frame(ic, slot, wc->byte_len);
+	ret = rds_ib_recv_hdr(ic, slot - ic->recv_slots, wc->byte_len,
+			      &payload);
+	if (!ret && ic->rx_parked) {
+		rds_ib_recv_hold(ic, slot - ic->recv_slots, payload);
+		goto out;
+	}
 	if (!ret)
-		ret = rds_ib_recv_post(ic, slot);
-	if (ret) {
+		ret = rds_ib_recv_data(ic, slot, payload);
+	if (ret >= 0)
+		ret = rds_ib_recv_repost(ic, slot);
+	if (ret)
 		rds_ib_conn_drop(ic, "bad frame");
-		return;
+out:
+	spin_unlock_bh(&ic->rx_lock);
+}
+
+/* Offer the parked message again; then the frames held behind it. */
+static void rds_ib_recv_resume(struct work_struct *work)
+{
+	struct rds_ib_conn *ic = container_of(to_delayed_work(work),
+					      struct rds_ib_conn, rx_resume_w);
+	struct rds_ib_recv_slot *slot;
+	int ret;
+
+	spin_lock_bh(&ic->rx_lock);
+	if (!ic->rx_parked || test_bit(RDS_IB_RX_STOPPED, &ic->flags) ||
+	    rds_conn_state(ic->conn) != RDS_CONN_UP)
+		goto out;
+	ret = rds_ib_recv_offer(ic);
+	while (!ret && ic->rx_held_nr) {
+		const struct rds_ib_rx_held *e = &ic->rx_held[ic->rx_held_head];
+
+		slot = &ic->recv_slots[e->slot];
+		ret = rds_ib_recv_data(ic, slot, e->payload);
+		ic->rx_held_head = (ic->rx_held_head + 1) % ic->recv_nr;
+		ic->rx_held_nr--;
+		if (ret >= 0) {
+			int err = rds_ib_recv_repost(ic, slot);
+
+			if (err)
+				ret = err;
+		}
 	}
-	rds_ib_credit_posted(ic);	/* a credit to return to the peer */
+	if (ret < 0)
+		rds_ib_conn_drop(ic, "bad frame");
+out:
+	spin_unlock_bh(&ic->rx_lock);
+}
+
+/**
+ * rds_ib_recv_conn_init() - receive state of a new connection object
+ * @ic: the connection
+ */
+void rds_ib_recv_conn_init(struct rds_ib_conn *ic)
+{
+	spin_lock_init(&ic->rx_lock);
+	INIT_DELAYED_WORK(&ic->rx_resume_w, rds_ib_recv_resume);
+}
+
+/**
+ * rds_ib_recv_stop() - take nothing more from this incarnation
+ * @ic: the connection, being torn down
+ *
+ * Completions that run after this (the drain's) do nothing, and a parked
+ * message is not offered again.
+ */
+void rds_ib_recv_stop(struct rds_ib_conn *ic)
+{
+	spin_lock_bh(&ic->rx_lock);
+	set_bit(RDS_IB_RX_STOPPED, &ic->flags);
+	spin_unlock_bh(&ic->rx_lock);
+	cancel_delayed_work_sync(&ic->rx_resume_w);
 }
 
 /**
@@ -222,6 +380,12 @@ int rds_ib_recv_ring_init(struct rds_ib_conn *ic)
 				  GFP_KERNEL);
 	if (!ic->recv_slots)
 		return -ENOMEM;
+	ic->rx_held = kvcalloc(ic->recv_nr, sizeof(*ic->rx_held), GFP_KERNEL);
+	if (!ic->rx_held)
+		return -ENOMEM;
+	ic->rx_held_head = 0;
+	ic->rx_held_nr = 0;
+	ic->rx_parked = false;
 	ic->recv_hdrs = kzalloc(hdrs, GFP_KERNEL);
 	if (!ic->recv_hdrs)
 		return -ENOMEM;
@@ -278,6 +442,10 @@ void rds_ib_recv_ring_free(struct rds_ib_conn *ic)
 		kvfree(ic->recv_slots);
 		ic->recv_slots = NULL;
 	}
+	kvfree(ic->rx_held);
+	ic->rx_held = NULL;
+	ic->rx_held_nr = 0;
+	ic->rx_parked = false;
 	if (ic->recv_hdrs) {
 		ib_dma_unmap_single(ic->rdev->ibdev, ic->recv_hdrs_dma,
 				    ic->recv_nr * sizeof(struct rds_ib_hdr),

@@ -3,7 +3,9 @@
  * Local delivery between sockets of one host.
  *
  * The sender's message is shared with the receiver: the payload is
- * copied once from the sender and once to the receiver.  Delivery happens
+ * copied once from the sender and once to the receiver.  A small one is
+ * copied once more, into an inline message (RDS_MSG_INLINE_MAX), so
+ * that the receiver's queue does not keep a page for it.  Delivery happens
  * in the sender's context, so messages from one sender arrive in the
  * order they were sent, and a send returns only once its message is
  * queued on the receiver (or dropped because no socket is bound there).
@@ -50,9 +52,16 @@ bool rds_loop_addr_is_local(struct net *net, __be32 addr)
 int rds_loop_xmit(struct net *net, struct rds_msg *m, __be32 saddr,
 		  __be16 sport, __be32 daddr, __be16 dport)
 {
+	struct rds_msg *copy = NULL;
 	struct rds_incoming *inc;
 
-	inc = rds_inc_alloc(m, GFP_KERNEL);
+	if (m->len <= RDS_MSG_INLINE_MAX && !m->data && !m->op && !m->reg_mr) {
+		copy = rds_msg_copy_inline(m, GFP_KERNEL | __GFP_ACCOUNT);
+		if (!copy)
+			return -ENOMEM;
+	}
+	inc = rds_inc_alloc(copy ?: m, GFP_KERNEL);
+	rds_msg_put(copy);	/* the incoming holds its own reference */
 	if (!inc)
 		return -ENOMEM;
 	inc->saddr = saddr;
@@ -60,6 +69,6 @@ int rds_loop_xmit(struct net *net, struct rds_msg *m, __be32 saddr,
 	inc->daddr = daddr;
 	inc->dport = dport;
 	rds_stat_inc(RDS_STAT_SEND_LOCAL);
-	rds_zc_deliver(net, inc);
+	rds_zc_deliver(net, inc, false);
 	return 0;
 }

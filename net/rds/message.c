@@ -4,9 +4,11 @@
  *
  * Payload lives in order-0 pages so that a transport can DMA-map it as a
  * scatter list without copying.  Pages are charged to the allocating
- * task's memory cgroup.
+ * task's memory cgroup.  A small received payload is copied into an
+ * inline message instead (RDS_MSG_INLINE_MAX).
  */
 #include <linux/gfp.h>
+#include <linux/highmem.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/overflow.h>
@@ -76,6 +78,67 @@ struct rds_msg *rds_msg_alloc_empty(size_t len, gfp_t gfp)
 EXPORT_SYMBOL_GPL(rds_msg_alloc_empty);
 
 /**
+ * rds_msg_alloc_inline() - allocate a message holding its payload inline
+ * @len: payload length, at most RDS_MSG_INLINE_MAX
+ * @gfp: allocation flags
+ *
+ * For a receiver that copies a small payload to @data rather than keep
+ * the page it arrived in.
+ *
+ * Return: a message with one reference, @data unfilled, or NULL.
+ */
+struct rds_msg *rds_msg_alloc_inline(size_t len, gfp_t gfp)
+{
+	struct rds_msg *m;
+
+	if (WARN_ON_ONCE(len > RDS_MSG_INLINE_MAX))
+		return NULL;
+	m = kzalloc(struct_size(m, pages, 0) + len, gfp | __GFP_NOWARN);
+	if (!m)
+		return NULL;
+	refcount_set(&m->refs, 1);
+	INIT_LIST_HEAD(&m->conn_item);
+	m->len = len;
+	m->data = m->pages;	/* the room the page pointers would take */
+	return m;
+}
+EXPORT_SYMBOL_GPL(rds_msg_alloc_inline);
+
+/**
+ * rds_msg_copy_inline() - an inline copy of a small message, for a receiver
+ * @m: message of at most RDS_MSG_INLINE_MAX bytes, filled
+ * @gfp: allocation flags
+ *
+ * The copy has @m's payload, ports, flags and extension headers, not its
+ * sender, operation or MR.
+ *
+ * Return: the copy with one reference, or NULL.
+ */
+struct rds_msg *rds_msg_copy_inline(const struct rds_msg *m, gfp_t gfp)
+{
+	struct rds_msg *c = rds_msg_alloc_inline(m->len, gfp);
+	size_t done, n;
+	unsigned int i;
+
+	if (!c)
+		return NULL;
+	c->seq = m->seq;
+	c->sport = m->sport;
+	c->dport = m->dport;
+	c->flags = m->flags;
+	memcpy(c->exthdr, m->exthdr, sizeof(c->exthdr));
+	if (m->data) {
+		memcpy(c->data, m->data, m->len);
+		return c;
+	}
+	for (i = 0, done = 0; done < m->len; i++, done += n) {
+		n = min_t(size_t, m->len - done, PAGE_SIZE);
+		memcpy_from_page((char *)c->data + done, m->pages[i], 0, n);
+	}
+	return c;
+}
+
+/**
  * rds_msg_copy_from_iter() - fill a new message from user memory
  * @m: message from rds_msg_alloc(), not yet shared
  * @from: source, at least @m->len bytes
@@ -112,6 +175,8 @@ int rds_msg_copy_to_iter(const struct rds_msg *m, size_t len,
 	size_t left = len;
 	unsigned int i;
 
+	if (m->data)
+		return copy_to_iter(m->data, len, to) == len ? (int)len : -EFAULT;
 	for (i = 0; left; i++) {
 		size_t n = min_t(size_t, left, PAGE_SIZE);
 

@@ -3,9 +3,12 @@
  * Messages: the payload of one datagram, and an incoming message queued
  * on a receiving socket.
  *
- * A struct rds_msg holds a datagram's payload in whole pages.  It is
- * immutable once filled and reference counted: the sender's queue, a
- * transport and each receiver of a local delivery may share it.
+ * A struct rds_msg holds a datagram's payload in whole pages, or, for a
+ * small received one, in @data right after the struct
+ * (rds_msg_alloc_inline()), so that a receive queue of small messages
+ * does not hold a page each.  It is immutable once filled and reference
+ * counted: the sender's queue, a transport and each receiver of a local
+ * delivery may share it.
  *
  * A struct rds_incoming is one message queued for one socket.  It owns a
  * reference on its rds_msg and carries the addresses the receiver sees.
@@ -24,6 +27,13 @@
 
 /* The largest datagram RDS carries, by protocol (RDS 3.1). */
 #define RDS_MAX_MSG_SIZE	(1024 * 1024)
+
+/*
+ * Received payloads up to this size are copied out of the transport's
+ * page into an inline message (copybreak), so that what a receive queue
+ * holds is at most twice what it is charged for.
+ */
+#define RDS_MSG_INLINE_MAX	(PAGE_SIZE / 2)
 
 /* Bytes of extension header every message carries (wire section 4.5). */
 #define RDS_HDR_EXT_SPACE	16
@@ -61,6 +71,7 @@ struct rds_msg {
 	 * the sequence number becomes a gap (wire 8.4).
 	 */
 	bool		no_sends;
+	void		*data;		/* inline payload, or NULL: pages */
 	unsigned int	nr_pages;	/* pages filled in */
 	struct page	*pages[];	/* DIV_ROUND_UP(len, PAGE_SIZE) */
 };
@@ -89,10 +100,13 @@ struct rds_incoming {
 	ktime_t		rx_tstamp;	/* wall clock at queueing, if asked */
 	u64		rdma_cookie;	/* from an RDMA_DEST extension */
 	bool		has_rdma_cookie;
+	size_t		charge;		/* its true size, for rcv_mem */
 };
 
 struct rds_msg *rds_msg_alloc(size_t len, gfp_t gfp);
 struct rds_msg *rds_msg_alloc_empty(size_t len, gfp_t gfp);
+struct rds_msg *rds_msg_alloc_inline(size_t len, gfp_t gfp);
+struct rds_msg *rds_msg_copy_inline(const struct rds_msg *m, gfp_t gfp);
 
 /*
  * What a message of @len payload bytes is charged to its sender's
@@ -106,6 +120,19 @@ static inline size_t rds_msg_charge(size_t len)
 {
 	return len + struct_size_t(struct rds_msg, pages,
 				   DIV_ROUND_UP(len, PAGE_SIZE));
+}
+
+/*
+ * The memory a received message holds, as counted against the receiving
+ * socket's limits (recv.c): whole pages, or the inline payload, with the
+ * descriptors.
+ */
+static inline size_t rds_msg_truesize(const struct rds_msg *m)
+{
+	if (m->data)
+		return struct_size_t(struct rds_msg, pages, 0) + m->len;
+	return struct_size_t(struct rds_msg, pages, m->nr_pages) +
+	       (size_t)m->nr_pages * PAGE_SIZE;
 }
 
 int rds_msg_copy_from_iter(struct rds_msg *m, struct iov_iter *from);

@@ -4,10 +4,19 @@
  * against its receive buffer, and handing them to recvmsg().
  *
  * A socket's port becomes congested when its queue holds more than half
- * of SO_RCVBUF (rds_sk_rcvbuf()) and uncongested again when a read takes
- * it below a quarter.  Queueing never fails for lack of room: senders are
- * held back by congestion before they send, and whatever was already on
- * its way is accepted, so no message is ever lost on a live socket.
+ * of SO_RCVBUF in payload (rds_sk_rcvbuf(), as the distribution counts),
+ * or more memory than rds_recv_mem_limit() (its messages' true size,
+ * rds_msg_truesize(): a queue of empty messages holds memory too), and
+ * uncongested again when a read takes both below half of that.  Senders
+ * are held back by congestion before they send, and whatever was already
+ * on its way is accepted, so no message is ever lost on a live socket.
+ *
+ * A remote peer that ignores congestion could still grow a queue without
+ * bound.  Past twice the memory limit a message from a remote peer is
+ * refused without being lost (rds_recv_over_limit()): the connection
+ * holds it and takes nothing more from that peer until the reader has
+ * made room (rds_zc_conn_recv()).  Local senders see the congestion map
+ * directly and need no such limit.
  */
 #include <linux/errno.h>
 #include <linux/sched/clock.h>
@@ -29,16 +38,37 @@
 #include "trace.h"
 #include "transport.h"
 
-/* Caller holds rs->recv_lock. */
-static void rds_recv_account(struct rds_sock *rs, long delta)
+/*
+ * The memory a socket's queue may hold before its port is congested:
+ * SO_RCVBUF as the kernel keeps it (twice what was asked), and at least
+ * RDS_RECV_MEM_MIN.  What an honest peer has on its way when congestion
+ * reaches it depends on its send rate and the round trip, not on our
+ * SO_RCVBUF, so a small buffer must not make the hard limit (twice this)
+ * so low that honest traffic reaches it: a peer held back holds back the
+ * other ports on its connection too.
+ */
+#define RDS_RECV_MEM_MIN	(1024 * 1024)
+
+static size_t rds_recv_mem_limit(const struct rds_sock *rs)
 {
-	rs->rcv_bytes += delta;
+	return max_t(size_t, READ_ONCE(rs->sk.sk_rcvbuf), RDS_RECV_MEM_MIN);
+}
+
+/* Caller holds rs->recv_lock. */
+static void rds_recv_account(struct rds_sock *rs, long payload, long mem)
+{
+	size_t share = rds_sk_rcvbuf(rs), limit = rds_recv_mem_limit(rs);
+
+	rs->rcv_bytes += payload;
+	WRITE_ONCE(rs->rcv_mem, rs->rcv_mem + mem);
 	if (!rs->cong_map)
 		return;
-	if (!rs->congested && rs->rcv_bytes > rds_sk_rcvbuf(rs)) {
+	if (!rs->congested &&
+	    (rs->rcv_bytes > share || rs->rcv_mem > limit)) {
 		rs->congested = true;
 		rds_cong_set_port(rs->cong_map, rs->bound_port);
-	} else if (rs->congested && rs->rcv_bytes < rds_sk_rcvbuf(rs) / 2) {
+	} else if (rs->congested && rs->rcv_bytes < share / 2 &&
+		   rs->rcv_mem < limit / 2) {
 		rs->congested = false;
 		rds_cong_clear_port(rs->cong_map, rs->bound_port);
 	} else {
@@ -57,13 +87,14 @@ static bool rds_recv_queue(struct rds_sock *rs, struct rds_incoming *inc)
 	bool queued = false;
 
 	inc->rx_lat[RDS_RX_LAT_QUEUED] = local_clock();
+	inc->charge = rds_msg_truesize(inc->msg) + sizeof(*inc);
 	spin_lock_bh(&rs->recv_lock);
 	if (!rs->dead) {
 		/* Once unlocked, a reader may take @inc and free it. */
 		trace_rds_recv_queue(inc->saddr, inc->sport, inc->daddr,
 				     inc->dport, inc->msg->len, 0);
 		list_add_tail(&inc->item, &rs->recv_queue);
-		rds_recv_account(rs, inc->msg->len);
+		rds_recv_account(rs, inc->msg->len, inc->charge);
 		queued = true;
 	}
 	spin_unlock_bh(&rs->recv_lock);
@@ -80,17 +111,30 @@ static bool rds_recv_queue(struct rds_sock *rs, struct rds_incoming *inc)
 	return true;
 }
 
+/*
+ * Does @rs hold too much to take a remote message?  Read without the
+ * lock: a stale answer only moves the moment a peer is held back or let
+ * go.
+ */
+static bool rds_recv_over_limit(const struct rds_sock *rs)
+{
+	return READ_ONCE(rs->rcv_mem) > 2 * rds_recv_mem_limit(rs);
+}
+
 /**
  * rds_zc_deliver() - hand a received message to its socket
  * @net: namespace the message arrived in
- * @inc: the message, with daddr/dport naming the receiver; consumed
+ * @inc: the message, with daddr/dport naming the receiver
+ * @bounded: refuse it if the socket is over its hard limit
  *
  * A message for a port nobody is bound to is dropped, as RDS always did:
  * the sender is not told.
  *
  * Context: any; does not sleep.
+ * Return: 0, @inc consumed; -EBUSY (@bounded only): the socket is over
+ * its hard limit and @inc was not touched.
  */
-void rds_zc_deliver(struct net *net, struct rds_incoming *inc)
+int rds_zc_deliver(struct net *net, struct rds_incoming *inc, bool bounded)
 {
 	struct rds_sock *rs;
 
@@ -106,7 +150,11 @@ void rds_zc_deliver(struct net *net, struct rds_incoming *inc)
 				     inc->dport, inc->msg->len, -ENOTCONN);
 		rds_stat_inc(RDS_STAT_RECV_DROP_NO_SOCK);
 		rds_inc_free(inc);
-		return;
+		return 0;
+	}
+	if (bounded && rds_recv_over_limit(rs)) {
+		sock_put(&rs->sk);
+		return -EBUSY;
 	}
 	if (inc->msg->exthdr[0])
 		rds_rdma_recv_exthdr(rs, inc);
@@ -114,6 +162,7 @@ void rds_zc_deliver(struct net *net, struct rds_incoming *inc)
 		inc->rx_tstamp = ktime_get_real();
 	rds_recv_queue(rs, inc);
 	sock_put(&rs->sk);
+	return 0;
 }
 EXPORT_SYMBOL_GPL(rds_zc_deliver);
 
@@ -160,7 +209,7 @@ size_t rds_recv_purge(struct rds_sock *rs)
 	rs->dead = true;
 	bytes = rs->rcv_bytes;
 	list_splice_init(&rs->recv_queue, &dropped);
-	rds_recv_account(rs, -(long)rs->rcv_bytes);
+	rds_recv_account(rs, -(long)rs->rcv_bytes, -(long)rs->rcv_mem);
 	spin_unlock_bh(&rs->recv_lock);
 
 	list_for_each_entry_safe(inc, tmp, &dropped, item) {
@@ -185,7 +234,7 @@ static void rds_recv_dequeue(struct rds_sock *rs, struct rds_incoming *inc)
 {
 	spin_lock_bh(&rs->recv_lock);
 	list_del_init(&inc->item);
-	rds_recv_account(rs, -(long)inc->msg->len);
+	rds_recv_account(rs, -(long)inc->msg->len, -(long)inc->charge);
 	spin_unlock_bh(&rs->recv_lock);
 	rds_inc_free(inc);
 }

@@ -14,7 +14,7 @@
  *    trans, cong_map, tos.  The bound fields never change once set, so
  *    readers on the data path may read them without the lock after seeing
  *    bound_port != 0 (with READ_ONCE).
- *  - recv_lock (bottom halves off) protects recv_queue, rcv_bytes,
+ *  - recv_lock (bottom halves off) protects recv_queue, rcv_bytes, rcv_mem,
  *    congested, dead and notify_queue.
  *  - mr_lock (bottom halves off) protects mr_tree.  It is taken by deliverers in any context.
  *  - snd_lock (bottom halves off) protects snd_bytes: the charge
@@ -68,7 +68,8 @@ struct rds_sock {
 	/* Under recv_lock. */
 	spinlock_t	recv_lock;
 	struct list_head recv_queue;	/* of struct rds_incoming */
-	size_t		rcv_bytes;	/* payload bytes on recv_queue */
+	size_t		rcv_bytes;	/* payload on recv_queue */
+	size_t		rcv_mem;	/* its true size (recv.c) */
 	bool		congested;	/* our port's bit is set */
 	bool		dead;		/* released: queue nothing */
 

@@ -56,6 +56,7 @@ static const char * const rds_stat_names[RDS_STAT_NR] = {
 	[RDS_STAT_RDMA_DROPPED]	= "rdma_ops_dropped",
 	[RDS_STAT_SEND_ACK_PROBE]	= "send_ack_probe",
 	[RDS_STAT_RECV_ACK_PROBE]	= "recv_ack_probe",
+	[RDS_STAT_RECV_HELD_BACK]	= "recv_held_back",
 };
 
 /**

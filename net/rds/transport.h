@@ -142,10 +142,14 @@ int rds_zc_transport_register(struct rds_transport *t);
 void rds_zc_transport_unregister(struct rds_transport *t);
 
 /*
- * Hand a received message to the socket bound to its destination.  The
- * incoming is consumed whatever happens.  Any context.
+ * Hand a received message to the socket bound to its destination.  With
+ * @bounded, a socket whose queue is over its hard limit
+ * (rds_recv_over_limit()) refuses it: -EBUSY, and @inc is not consumed;
+ * the caller holds its peer back and tries again later.  Otherwise 0,
+ * and @inc is consumed (queued, or dropped for want of a socket).  Any
+ * context.
  */
-void rds_zc_deliver(struct net *net, struct rds_incoming *inc);
+int rds_zc_deliver(struct net *net, struct rds_incoming *inc, bool bounded);
 
 #include "connection.h"
 #include "rdma.h"

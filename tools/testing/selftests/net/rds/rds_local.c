@@ -1461,6 +1461,47 @@ static void test_cong_enobufs(void)
 	cong_end(&c);
 }
 
+/*
+ * Empty messages hold memory too: a receiver that never reads a flood of
+ * them congests once its queue holds more memory than SO_RCVBUF, at least
+ * 1 MiB (rds_zc.rst), although their payload is nothing; then the flood
+ * gets ENOBUFS, and every message taken is there to read.  The
+ * distribution counts payload only, so it queues empty messages without
+ * bound (a local user can make the kernel hold any amount of memory that
+ * way): on the distribution the case is skipped rather than filling the
+ * guest's memory.
+ */
+#define EMPTY_MAX	100000
+
+static void test_cong_empty_messages(void)
+{
+	struct sockaddr_in r;
+	int rx, tx, sent = 0, i;
+	char c;
+
+	need_congestion();
+	if (modules_are_distro())
+		rt_skip("the distribution never congests on empty messages");
+	rx = rds_bound(addr_main, 0, &r);
+	tx = rds_bound(addr_main, 0, NULL);
+	while (sendto(tx, "", 0, MSG_DONTWAIT, (void *)&r, sizeof(r)) == 0) {
+		if (++sent >= EMPTY_MAX)
+			break;
+	}
+	ASSERT_TRUE(sent < EMPTY_MAX, "%d empty messages queued, no ENOBUFS",
+		    sent);
+	EXPECT_EQ(errno, ENOBUFS);
+	/* At least 1 MiB of some hundred bytes each: thousands. */
+	EXPECT_TRUE(sent > 1000, "ENOBUFS after only %d empty messages", sent);
+	rt_diag("ENOBUFS after %d empty messages", sent);
+	for (i = 0; i < sent; i++)
+		if (!EXPECT_EQ(EXPECT_SYS_OK(recv(rx, &c, 1, MSG_DONTWAIT)), 0))
+			break;
+	expect_empty(rx);
+	close(tx);
+	close(rx);
+}
+
 /* A blocking sender waits for a congested port, then goes on. */
 /*
  * Our module, unlike the distribution's loopback transport, bounds the
@@ -2698,6 +2739,7 @@ static const struct rt_case cases[] = {
 	CASE(poll_wakeup),
 	CASE_T(cong_enobufs_lo, 60),
 	CASE_T(cong_enobufs, 60),
+	CASE_T(cong_empty_messages, 60),
 	CASE_T(cong_blocking_sender, 60),
 	CASE_T(cong_monitor, 60),
 	CASE_T(cong_send_eintr, 60),

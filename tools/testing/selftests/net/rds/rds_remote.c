@@ -1113,6 +1113,109 @@ static void test_idle_ack(void)
 	close(fd);
 }
 
+/*
+ * A receiver whose queue holds more than twice the memory that congests
+ * it (SO_RCVBUF, at least 1 MiB) holds its peer back, and loses nothing.
+ * Node 1 binds a socket with a large SO_RCVBUF; node 2 sends HB_FIRST
+ * messages of HB_LEN bytes (2.5 MiB in all), which all queue there.
+ * Node 1 then shrinks SO_RCVBUF to 4096: its queue is over the limit, but
+ * its port never became congested, so node 2 sends HB_MORE more without
+ * being told to stop, as a peer that ignores congestion would (a
+ * distribution receiver congests its port when the first arrives, and
+ * node 2 stops at ENOBUFS).  Our module refuses them (recv_held_back
+ * counts each refusal) and takes nothing more from node 2 until node 1
+ * has read; then every message arrives, in order, once.  The distribution
+ * queues without limit: on a distribution receiver only the delivery is
+ * checked.
+ */
+#define HB_LEN		65000
+#define HB_FIRST	40
+#define HB_MORE		8
+
+static void test_held_back(void)
+{
+	int ours = !strcmp(modules_of(1), "ours"), big = 4 << 20, i, n, more;
+	static unsigned char buf[HB_LEN + 64];
+	struct sockaddr_in me, from, to = peer_port(0);
+	long long held = 0, t0;
+	uint32_t seq;
+	int fd = rds_bound(0, &me);
+
+	ASSERT_SYS_OK(set_int_opt(fd, SOL_SOCKET, node == 1 ? SO_RCVBUFFORCE :
+				  SO_SNDBUFFORCE, big));
+	if (node == 1 && ours)
+		held = rds_counter(fd, "recv_held_back");
+	sync_peer("bound");
+	if (node == 2) {
+		for (i = 0; i < HB_FIRST; i++) {
+			build_msg(buf, HB_LEN, 2, i);
+			EXPECT_EQ(sendto(fd, buf, HB_LEN, 0,
+					 (struct sockaddr *)&to, sizeof(to)),
+				  HB_LEN);
+		}
+	} else {
+		t0 = rt_now_ms();
+		while ((n = msg_rows(fd, RDS_INFO_RECV_MESSAGES, me.sin_port,
+				     to.sin_port)) < HB_FIRST &&
+		       rt_now_ms() - t0 < 20000)
+			rt_sleep_ms(20);
+		ASSERT_EQ(n, HB_FIRST);
+		ASSERT_SYS_OK(set_int_opt(fd, SOL_SOCKET, SO_RCVBUF, 4096));
+	}
+	sync_peer("first queued");
+	if (node == 2) {
+		/*
+		 * A distribution receiver marks its port congested when the
+		 * first of these arrives: the rest get ENOBUFS.
+		 */
+		for (more = 0; more < HB_MORE; more++) {
+			build_msg(buf, HB_LEN, 2, HB_FIRST + more);
+			if (sendto(fd, buf, HB_LEN, MSG_DONTWAIT,
+				   (struct sockaddr *)&to, sizeof(to)) < 0) {
+				EXPECT_EQ(errno, ENOBUFS);
+				break;
+			}
+		}
+		tell_peer(more);
+	} else {
+		more = hear_peer();
+		if (ours)	/* refused, not queued: no congestion */
+			EXPECT_EQ(more, HB_MORE);
+	}
+	if (node == 1 && ours) {
+		t0 = rt_now_ms();
+		while (rds_counter(fd, "recv_held_back") == held &&
+		       rt_now_ms() - t0 < 20000)
+			rt_sleep_ms(20);
+		EXPECT_TRUE(rds_counter(fd, "recv_held_back") > held,
+			    "no message held back with %d queued", HB_FIRST);
+		/* Held back, not queued: the queue is what it was. */
+		EXPECT_EQ(msg_rows(fd, RDS_INFO_RECV_MESSAGES, me.sin_port,
+				   to.sin_port), HB_FIRST);
+		rt_diag("held back after %lld ms: recv_held_back %lld, ib_rx_held_back %lld, ib_rx_frames_held %lld",
+			rt_now_ms() - t0, rds_counter(fd, "recv_held_back") - held,
+			rds_counter(fd, "ib_rx_held_back"),
+			rds_counter(fd, "ib_rx_frames_held"));
+	}
+	if (node == 1) {
+		for (i = 0; i < HB_FIRST + more; i++) {
+			long got = recv_msg(fd, buf, sizeof(buf), 0, &from,
+					    NULL);
+
+			if (!check_msg(buf, got, 2, &seq, "held_back"))
+				break;
+			if (seq != (uint32_t)i) {
+				rt_fail("message %u arrived as number %d", seq,
+					i);
+				break;
+			}
+		}
+		expect_empty(fd);
+	}
+	sync_peer("read");
+	close(fd);
+}
+
 /* ------------------------------------------------------------- driver */
 
 #define CASE_T(name, secs)	{ #name, test_##name, secs }
@@ -1132,6 +1235,7 @@ static const struct rt_case cases[] = {
 	CASE_T(ping, 30),
 	CASE_T(info_ib_connections, 30),
 	CASE_T(idle_ack, 30),
+	CASE_T(held_back, 90),
 };
 
 int main(int argc, char **argv)
