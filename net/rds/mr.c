@@ -94,6 +94,12 @@ static void rds_mr_unpin_work(struct work_struct *work)
 	sock_put(&rs->sk);
 }
 
+static void rds_mr_waiter_put(struct rds_mr_waiter *w)
+{
+	if (refcount_dec_and_test(&w->refs))
+		kfree(w);
+}
+
 /**
  * rds_zc_mr_invalidated() - the transport made an MR's key unusable
  * @mr: an MR whose release started
@@ -106,7 +112,7 @@ static void rds_mr_unpin_work(struct work_struct *work)
  */
 void rds_zc_mr_invalidated(struct rds_mr *mr)
 {
-	struct completion *waiter = mr->invalidated;
+	struct rds_mr_waiter *waiter = mr->invalidated;
 	struct rds_sock *rs = mr->rs;
 
 	atomic64_sub(mr->nr_pages, &mr->mm->pinned_vm);
@@ -114,8 +120,10 @@ void rds_zc_mr_invalidated(struct rds_mr *mr)
 		wake_up(&rs->mr_wait);
 	INIT_WORK(&mr->unpin_w, rds_mr_unpin_work);
 	queue_work(rds_mr_wq, &mr->unpin_w);
-	if (waiter)
-		complete(waiter);
+	if (waiter) {
+		complete(&waiter->done);
+		rds_mr_waiter_put(waiter);
+	}
 }
 EXPORT_SYMBOL_GPL(rds_zc_mr_invalidated);
 
@@ -166,16 +174,25 @@ static void rds_mr_put_start(struct rds_mr *mr)
 
 /*
  * Drop the tree's reference of an MR taken out of it and wait until its
- * key is dead.  Context: process context, may sleep.
+ * key is dead.  A message on its way that carries the key (a MAP not yet
+ * acknowledged) holds another reference: the key dies when that message
+ * is done with, which to a host that never answers is never, so a signal
+ * ends the wait (the key still dies then).  Context: process context,
+ * may sleep.
+ * Return: 0, or -EINTR.
  */
-static void rds_mr_put_invalidate(struct rds_mr *mr)
+static int rds_mr_put_invalidate(struct rds_mr *mr, struct rds_mr_waiter *w)
 {
-	DECLARE_COMPLETION_ONSTACK(done);
+	int ret;
 
-	mr->invalidated = &done;
+	refcount_set(&w->refs, 2);
+	init_completion(&w->done);
+	mr->invalidated = w;	/* the tree's reference is ours: no race */
 	if (refcount_dec_and_test(&mr->refs))
 		rds_mr_release(mr);
-	wait_for_completion(&done);
+	ret = wait_for_completion_interruptible(&w->done);
+	rds_mr_waiter_put(w);
+	return ret ? -EINTR : 0;
 }
 
 /* Caller holds rs->mr_lock. */
@@ -406,21 +423,31 @@ int rds_rdma_get_mr(struct rds_sock *rs, const void *args, size_t argsize)
  * for what every release already does.
  *
  * Context: process context, may sleep.
- * Return: 0, or -EINVAL for a cookie this socket does not have.
+ * Return: 0, -EINVAL for a cookie this socket does not have, -ENOMEM
+ * (nothing done), or -EINTR: a signal ended the wait for a key that a
+ * message on its way still carries; the MR is gone from the socket and
+ * its key dies when that message is done with.
  */
 int rds_rdma_free_mr(struct rds_sock *rs, u64 cookie, u64 flags)
 {
+	struct rds_mr_waiter *w = NULL;
 	struct rds_mr *mr;
 
 	if (!cookie)
 		return 0;
+	if (flags & RDS_RDMA_INVALIDATE) {
+		w = kmalloc(sizeof(*w), GFP_KERNEL);
+		if (!w)
+			return -ENOMEM;
+	}
 	mr = rds_mr_take(rs, (u32)cookie);
-	if (!mr)
+	if (!mr) {
+		kfree(w);
 		return -EINVAL;
-	if (flags & RDS_RDMA_INVALIDATE)
-		rds_mr_put_invalidate(mr);
-	else
-		rds_mr_put_start(mr);
+	}
+	if (w)
+		return rds_mr_put_invalidate(mr, w);
+	rds_mr_put_start(mr);
 	return 0;
 }
 

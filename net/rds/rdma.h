@@ -37,6 +37,16 @@ struct rds_msg;
 struct rds_sock;
 struct rds_transport;
 
+/*
+ * A caller of RDS_FREE_MR with RDS_RDMA_INVALIDATE waiting for the key to
+ * die.  Two references: the waiter's and the MR's, so that a waiter a
+ * signal took away leaves nothing behind for the MR to touch.
+ */
+struct rds_mr_waiter {
+	refcount_t	refs;
+	struct completion done;
+};
+
 struct rds_mr {
 	struct rb_node	node;		/* in rs->mr_tree, under rs->mr_lock */
 	refcount_t	refs;
@@ -50,7 +60,7 @@ struct rds_mr {
 	const struct rds_transport *trans;
 	void		*tp;		/* the transport's registration */
 	struct rds_sock	*rs;		/* referenced until unpinned */
-	struct completion *invalidated;	/* completed once the key is dead */
+	struct rds_mr_waiter *invalidated; /* told once the key is dead */
 	struct work_struct free_w;	/* release: invalidate */
 	struct work_struct unpin_w;	/* then uncharge and unpin */
 };

@@ -414,6 +414,67 @@ static void test_rdma_op_memlock(void)
 }
 
 /*
+ * RDS_FREE_MR with RDS_RDMA_INVALIDATE returns once the key is dead, but
+ * a key that a message on its way carries dies only when that message is
+ * done with: to a host that never answers, never.  A signal ends the wait
+ * with EINTR, and the MR is gone from the socket all the same (a second
+ * FREE_MR: EINVAL).  Before, the call slept uninterruptibly for ever.
+ * The distribution invalidates at once, whatever carries the key.
+ */
+static void on_usr1(int sig)
+{
+	(void)sig;
+}
+
+static void test_invalidate_carried_key(void)
+{
+	struct sockaddr_in to = silent_host();
+	struct sigaction sa = { .sa_handler = on_usr1 };	/* no restart */
+	char *p = pages(1);
+	uint64_t cookie = 0;
+	struct rds_get_mr_args a = {
+		.vec = { .addr = (uintptr_t)p, .bytes = PAGE },
+		.cookie_addr = (uintptr_t)&cookie,
+	};
+	char cbuf[CMSG_SPACE(sizeof(a))] = { 0 };
+	struct msghdr m = {
+		.msg_name = &to, .msg_namelen = sizeof(to),
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+	struct rds_free_mr_args f = { .flags = RDS_RDMA_INVALIDATE };
+	pid_t parent = getpid(), pid;
+	int fd, ret;
+
+	if (strcmp(getenv("RDS_MODULES") ?: "", "ours"))
+		rt_skip("the distribution cannot RDS_CMSG_RDMA_MAP without %s",
+			"a connection");
+	need_registration();
+	fd = bound_socket();
+	c->cmsg_level = SOL_RDS;
+	c->cmsg_type = RDS_CMSG_RDMA_MAP;
+	c->cmsg_len = CMSG_LEN(sizeof(a));
+	memcpy(CMSG_DATA(c), &a, sizeof(a));
+	ASSERT_SYS_OK(sendmsg(fd, &m, MSG_DONTWAIT));
+	ASSERT_TRUE(cookie != 0, "no cookie from RDS_CMSG_RDMA_MAP");
+
+	ASSERT_SYS_OK(sigaction(SIGUSR1, &sa, NULL));
+	pid = ASSERT_SYS_OK(fork());
+	if (pid == 0) {
+		usleep(500 * 1000);
+		kill(parent, SIGUSR1);
+		_exit(0);
+	}
+	f.cookie = cookie;
+	ret = setsockopt(fd, SOL_RDS, RDS_FREE_MR, &f, sizeof(f));
+	EXPECT_EQ(ret ? -errno : 0, -EINTR);
+	waitpid(pid, NULL, 0);
+	EXPECT_EQ(free_mr(fd, cookie), -EINVAL);
+	close(fd);	/* withdraws the message: the key dies */
+	munmap(p, PAGE);
+}
+
+/*
  * Messages queued for a host that never answers are charged to SO_SNDBUF
  * for their descriptor as well as their payload: a loop of empty or
  * one-byte sends meets EAGAIN after a bounded number of them, where
@@ -626,6 +687,7 @@ static const struct rt_case cases[] = {
 	{ "reg_qp_recovery", test_reg_qp_recovery, 30 },
 	{ "rdma_op_memlock", test_rdma_op_memlock, 30 },
 	{ "small_sends_bounded", test_small_sends_bounded, 30 },
+	{ "invalidate_carried_key", test_invalidate_carried_key, 30 },
 	{ "op_barrier", test_op_barrier, 30 },
 };
 
