@@ -22,8 +22,8 @@
 # On both nodes it builds the test programs if needed, then runs rds_remote
 # and rds_rdma (the two programs of each pair talk to each other),
 # rds_faults.sh (both guests together, synchronised by guest-barrier.sh)
-# rds_remote's connect_race_rule once more, rds_hostile (node 2 forging
-# connect requests to node 1) and the user guide's examples
+# rds_remote's connect_race_rule once more, rds_hostile (node 2 a hostile
+# RDS/IB peer of node 1, through verbs) and the user guide's examples
 # (rds_examples.sh), merging their TAP into one
 # stream per guest like run_guest.sh: every result renumbered and named
 # after its program, the plan last.  Exit status 0 iff nothing failed.  Each
@@ -70,8 +70,8 @@ else
 	run_prog rds_faults 480 "$here/rds_faults.sh" "$@"
 	# The faults' reconnects race most: check the rule once more.
 	run_prog race_rule 60 "$here/rds_remote" connect_race_rule
-	# A liar on the fabric: node 2 forges connect requests to node 1.
-	run_prog rds_hostile 600 "$here/rds_hostile"
+	# A hostile peer: node 2 forges requests and frames to node 1.
+	run_prog rds_hostile 300 "$here/rds_hostile"
 	# The user guide's examples, node 1 serving node 2.
 	run_prog rds_examples 180 "$here/rds_examples.sh"
 fi
