@@ -1192,9 +1192,10 @@ static void test_held_back(void)
 		/* Held back, not queued: the queue is what it was. */
 		EXPECT_EQ(msg_rows(fd, RDS_INFO_RECV_MESSAGES, me.sin_port,
 				   to.sin_port), HB_FIRST);
-		rt_diag("held back after %lld ms: recv_held_back %lld, ib_rx_held_back %lld, ib_rx_frames_held %lld",
+		rt_diag("held back after %lld ms: recv_held_back %lld, %s %lld, %s %lld",
 			rt_now_ms() - t0, rds_counter(fd, "recv_held_back") - held,
-			rds_counter(fd, "ib_rx_held_back"),
+			"ib_rx_held_back", rds_counter(fd, "ib_rx_held_back"),
+			"ib_rx_frames_held",
 			rds_counter(fd, "ib_rx_frames_held"));
 	}
 	if (node == 1) {
