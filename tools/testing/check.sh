@@ -44,12 +44,12 @@ declare -A MIN_RESULTS=(
 	[distro-6.1]=132
 	[ours-6.12]=132
 	[distro-6.12]=132
-	[remote-distro-distro-6.1]=175
-	[remote-ours-ours-6.1]=181
-	[remote-ours-distro-6.1]=179
-	[remote-distro-ours-6.1]=179
-	[remote-ours-ours-credits-6.1]=181
-	[remote-ours-distro-credits-6.1]=179
+	[remote-distro-distro-6.1]=171
+	[remote-ours-ours-6.1]=177
+	[remote-ours-distro-6.1]=175
+	[remote-distro-ours-6.1]=175
+	[remote-ours-ours-credits-6.1]=177
+	[remote-ours-distro-credits-6.1]=175
 )
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
