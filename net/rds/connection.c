@@ -76,6 +76,16 @@ static bool rds_conn_set_state(struct rds_conn *conn, int from, int to,
 }
 
 /*
+ * A message of a closed socket: nobody waits for it any more, and its
+ * pages and keys wait for it to go.  Caller holds conn->lock; the
+ * message's socket reference keeps m->rs valid.
+ */
+static bool rds_conn_msg_orphan(const struct rds_msg *m)
+{
+	return m->rs && READ_ONCE(m->rs->dead);
+}
+
+/*
  * A message leaves the connection for good: acknowledged, cancelled or
  * destroyed.  Its sender's buffer is uncharged and woken.
  */
@@ -402,11 +412,12 @@ static void rds_conn_shutdown_work(struct work_struct *work)
 	/*
 	 * What the peer may not have: again, first, marked (wire 5.4).
 	 * Not a message with an RDMA operation, which may have run: it
-	 * ends as dropped (wire 9), unless it was reported already.
+	 * ends as dropped (wire 9), unless it was reported already.  Not
+	 * one whose socket is closed either (rds_conn_cancel()).
 	 */
 	spin_lock_bh(&conn->lock);
 	list_for_each_entry_safe(m, tmp, &conn->retrans, conn_item) {
-		if (m->op)
+		if (m->op || rds_conn_msg_orphan(m))
 			list_move_tail(&m->conn_item, &dropped);
 		else
 			m->flags |= RDS_FLAG_RETRANSMITTED |
@@ -416,6 +427,8 @@ static void rds_conn_shutdown_work(struct work_struct *work)
 	pending = !list_empty(&conn->send_queue);
 	spin_unlock_bh(&conn->lock);
 	list_for_each_entry(m, &dropped, conn_item) {
+		if (!m->op)
+			continue;
 		rds_rdma_op_done(m->op, RDS_RDMA_DROPPED);
 		rds_stat_inc(RDS_STAT_RDMA_DROPPED);
 	}
@@ -812,8 +825,14 @@ void rds_conn_cong_changed(struct net *net, __be32 laddr)
  * @dport: destination port
  * @any_dest: every destination (socket close), else only @daddr:@dport
  *
- * Messages already handed to a transport stay: they may have arrived.
- * The RDMA operation of a message withdrawn never ran: it ends as
+ * A message the transport has taken stays on RDS_CANCEL_SENT_TO: it may
+ * have arrived.  On close (@any_dest) those waiting for their ACK go too,
+ * as in the distribution's RDS: a peer that never acknowledges, or a
+ * reconnection, would otherwise hold the socket's pages and keys, and
+ * close() waits for those.  Not the one the transport is still posting:
+ * stuck for credits, the ACK watchdog must see it and drop the
+ * connection, and the shutdown then drops it (rds_conn_msg_orphan()).
+ * The RDMA operation of a message withdrawn unsent never ran: it ends as
  * RDS_RDMA_CANCELED, reported like any other end (rds_rdma_op_done()):
  * with RDS_RDMA_NOTIFY_ME, as by the distribution's RDS, and under
  * RDS_RECVERR as a failure, which the distribution leaves unreported.
@@ -826,10 +845,11 @@ unsigned int rds_conn_cancel(struct rds_sock *rs, __be32 daddr, __be16 dport,
 {
 	struct net *net = sock_net(&rs->sk);
 	__be32 laddr = READ_ONCE(rs->bound_addr);
-	struct rds_msg *m, *tmp;
+	struct rds_msg *m, *tmp, *xmit;
 	struct rds_conn *conn;
 	unsigned int n = 0;
 	LIST_HEAD(done);
+	LIST_HEAD(sent);
 
 	rcu_read_lock();
 	list_for_each_entry_rcu(conn, &rds_conn_list, all_item) {
@@ -843,6 +863,10 @@ unsigned int rds_conn_cancel(struct rds_sock *rs, __be32 daddr, __be16 dport,
 				n++;
 			}
 		}
+		xmit = READ_ONCE(conn->xmit_msg);
+		list_for_each_entry_safe(m, tmp, &conn->retrans, conn_item)
+			if (any_dest && m->rs == rs && m != xmit)
+				list_move_tail(&m->conn_item, &sent);
 		spin_unlock_bh(&conn->lock);
 	}
 	rcu_read_unlock();
@@ -851,6 +875,7 @@ unsigned int rds_conn_cancel(struct rds_sock *rs, __be32 daddr, __be16 dport,
 		if (m->op)
 			rds_rdma_op_done(m->op, RDS_RDMA_CANCELED);
 	rds_conn_msgs_done(&done);
+	rds_conn_msgs_done(&sent);
 	return n;
 }
 

@@ -164,8 +164,10 @@ static int rds_ib_recv_hdr(struct rds_ib_conn *ic, unsigned int i,
 		return -EPROTO;
 	ib_dma_sync_single_for_cpu(ic->rdev->ibdev, rds_ib_recv_hdr_dma(ic, i),
 				   sizeof(*h), DMA_FROM_DEVICE);
-	if (!rds_ib_hdr_csum_ok(h))
+	if (!rds_ib_hdr_csum_ok(h)) {
+		rds_zc_recv_bad_checksum();
 		return -EBADMSG;
+	}
 	*payload = byte_len - sizeof(*h);
 	rds_ib_stat_inc(RDS_IB_STAT_RX_FRAMES);
 

@@ -206,7 +206,7 @@ size_t rds_recv_purge(struct rds_sock *rs)
 	size_t bytes;
 
 	spin_lock_bh(&rs->recv_lock);
-	rs->dead = true;
+	WRITE_ONCE(rs->dead, true);	/* read by connections' shutdown */
 	bytes = rs->rcv_bytes;
 	list_splice_init(&rs->recv_queue, &dropped);
 	rds_recv_account(rs, -(long)rs->rcv_bytes, -(long)rs->rcv_mem);

@@ -15,7 +15,8 @@
  *    readers on the data path may read them without the lock after seeing
  *    bound_port != 0 (with READ_ONCE).
  *  - recv_lock (bottom halves off) protects recv_queue, rcv_bytes, rcv_mem,
- *    congested, dead and notify_queue.
+ *    congested, dead and notify_queue.  A connection's shutdown peeks at
+ *    dead without it (READ_ONCE), to drop the messages of a closed socket.
  *  - mr_lock (bottom halves off) protects mr_tree.  It is taken by deliverers in any context.
  *  - snd_lock (bottom halves off) protects snd_bytes: the charge
  *    (rds_msg_charge()) of this socket's messages queued on

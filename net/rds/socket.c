@@ -121,6 +121,7 @@ static int rds_release(struct socket *sock)
 {
 	struct sock *sk = sock->sk;
 	struct rds_sock *rs;
+	size_t purged;
 
 	if (!sk)
 		return 0;
@@ -133,11 +134,11 @@ static int rds_release(struct socket *sock)
 	sock_orphan(sk);
 	rds_cong_monitor_enable(&rs->cong_mon, false);
 	rds_bind_remove(rs);
-	/* Messages on the wire stay until acknowledged; the rest go. */
+	/* Dead first: a connection's shutdown then drops what it holds. */
+	purged = rds_recv_purge(rs);
 	if (READ_ONCE(rs->bound_port))
 		rds_conn_cancel(rs, 0, 0, true);
-	trace_rds_sock_release(rs, rs->bound_addr, rs->bound_port,
-			       rds_recv_purge(rs));
+	trace_rds_sock_release(rs, rs->bound_addr, rs->bound_port, purged);
 	/* Keys invalidated and pages unpinned before close returns. */
 	rds_rdma_sock_release(rs);
 

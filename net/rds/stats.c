@@ -3,9 +3,11 @@
  * Event counters of the RDS core: storage and names.
  */
 #include <linux/cpumask.h>
+#include <linux/export.h>
 #include <linux/kernel.h>
 
 #include "stats.h"
+#include "transport.h"
 
 DEFINE_PER_CPU(struct rds_stats, rds_stats);
 
@@ -57,6 +59,7 @@ static const char * const rds_stat_names[RDS_STAT_NR] = {
 	[RDS_STAT_SEND_ACK_PROBE]	= "send_ack_probe",
 	[RDS_STAT_RECV_ACK_PROBE]	= "recv_ack_probe",
 	[RDS_STAT_RECV_HELD_BACK]	= "recv_held_back",
+	[RDS_STAT_RECV_BAD_CSUM]	= "recv_drop_bad_checksum",
 };
 
 /**
@@ -86,3 +89,16 @@ const char *rds_stat_name(enum rds_stat s)
 {
 	return rds_stat_names[s];
 }
+
+/**
+ * rds_zc_recv_bad_checksum() - a transport dropped a frame whose header
+ * checksum was wrong
+ *
+ * Counted under the distribution's name, recv_drop_bad_checksum.
+ * Context: any.
+ */
+void rds_zc_recv_bad_checksum(void)
+{
+	rds_stat_inc(RDS_STAT_RECV_BAD_CSUM);
+}
+EXPORT_SYMBOL_GPL(rds_zc_recv_bad_checksum);

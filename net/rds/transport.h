@@ -151,6 +151,9 @@ void rds_zc_transport_unregister(struct rds_transport *t);
  */
 int rds_zc_deliver(struct net *net, struct rds_incoming *inc, bool bounded);
 
+/* Count a frame dropped for its header checksum (recv_drop_bad_checksum). */
+void rds_zc_recv_bad_checksum(void);
+
 #include "connection.h"
 #include "rdma.h"
 

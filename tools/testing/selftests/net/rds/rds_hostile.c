@@ -44,6 +44,10 @@
  *	are zero, partial, backwards, 2^64 - 1 and 2^63: a cumulative ACK
  *	acts on its own connection only, never on another's unacknowledged
  *	messages; a later honest ACK still works.
+ *  close_unacked: node 1 closes a socket whose RDMA_MAP message the peer
+ *	took and never acknowledged: close() returns at once, the message
+ *	is gone and the key with it (the peer read with it before, it
+ *	cannot after).  The distribution leaves the key alive: skipped.
  *  flood_zero, flood_one (run only when named): 200000 messages of 0
  *	and of 1 byte to a socket that never reads, ignoring congestion,
  *	with an RNR retry count of 7 and a 5 s send timeout.  Node 1's
@@ -1308,39 +1312,37 @@ static uint64_t owner_register(int fd, unsigned char *r)
 		.vec = { (uintptr_t)r, OWNER_LEN },
 		.cookie_addr = (uintptr_t)&cookie,
 	};
-	union {
-		char buf[CMSG_SPACE(sizeof(args))];
-		struct cmsghdr align;
-	} ctl;
 	char note[] = "the owner's cookie";
-	struct iovec iov = { note, sizeof(note) };
-	struct msghdr msg = {
-		.msg_name = &to,
-		.msg_namelen = sizeof(to),
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = ctl.buf,
-		.msg_controllen = sizeof(ctl.buf),
-	};
-	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
 
-	memset(&ctl, 0, sizeof(ctl));
-	c->cmsg_level = SOL_RDS;
 	if (!distro_victim()) {
 		/* RDS_GET_MR, then the cookie as RDMA_DEST */
 		ASSERT_SYS_OK(setsockopt(fd, SOL_RDS, RDS_GET_MR, &args,
 					 sizeof(args)));
-		c->cmsg_type = RDS_CMSG_RDMA_DEST;
-		c->cmsg_len = CMSG_LEN(sizeof(cookie));
-		memcpy(CMSG_DATA(c), &cookie, sizeof(cookie));
-		msg.msg_controllen = CMSG_SPACE(sizeof(cookie));
+		ASSERT_SYS_OK(rds_send_cmsg(fd, &to, note, sizeof(note),
+					    RDS_CMSG_RDMA_DEST, &cookie,
+					    sizeof(cookie)));
 	} else {
 		/* the distribution registers only with RDMA_MAP */
-		c->cmsg_type = RDS_CMSG_RDMA_MAP;
-		c->cmsg_len = CMSG_LEN(sizeof(args));
-		memcpy(CMSG_DATA(c), &args, sizeof(args));
+		ASSERT_SYS_OK(rds_send_cmsg(fd, &to, note, sizeof(note),
+					    RDS_CMSG_RDMA_MAP, &args,
+					    sizeof(args)));
 	}
-	ASSERT_SYS_OK(sendmsg(fd, &msg, 0));
+	return cookie;
+}
+
+/* Node 1: send a message to @to that registers @r (OWNER_LEN) by MAP. */
+static uint64_t map_send(int fd, struct sockaddr_in *to, unsigned char *r)
+{
+	uint64_t cookie = 0;
+	struct rds_get_mr_args args = {
+		.vec = { (uintptr_t)r, OWNER_LEN },
+		.cookie_addr = (uintptr_t)&cookie,
+	};
+	char note[] = "a key, never acknowledged";
+
+	ASSERT_SYS_OK(rds_send_cmsg(fd, to, note, sizeof(note),
+				    RDS_CMSG_RDMA_MAP, &args, sizeof(args)));
+	ASSERT_TRUE(cookie, "RDS_CMSG_RDMA_MAP stored no cookie");
 	return cookie;
 }
 
@@ -1394,27 +1396,15 @@ static void initiator_read(int fd, uint64_t cookie)
 	} ctl;
 	char note[] = "the honest RDMA READ";
 	struct iovec iov = { note, sizeof(note) };
-	struct msghdr msg = {
-		.msg_name = &to,
-		.msg_namelen = sizeof(to),
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = ctl.buf,
-		.msg_controllen = sizeof(ctl.buf),
-	};
+	struct msghdr msg;
 	struct rds_rdma_notify note_got;
 	struct cmsghdr *c;
 	long long end = rt_now_ms() + RCV_TIMEOUT_MS;
 	int seen = 0;
 
 	memset(buf, 0, OWNER_LEN);
-	memset(&ctl, 0, sizeof(ctl));
-	c = CMSG_FIRSTHDR(&msg);
-	c->cmsg_level = SOL_RDS;
-	c->cmsg_type = RDS_CMSG_RDMA_ARGS;
-	c->cmsg_len = CMSG_LEN(sizeof(args));
-	memcpy(CMSG_DATA(c), &args, sizeof(args));
-	ASSERT_SYS_OK(sendmsg(fd, &msg, 0));
+	ASSERT_SYS_OK(rds_send_cmsg(fd, &to, note, sizeof(note),
+				    RDS_CMSG_RDMA_ARGS, &args, sizeof(args)));
 	while (!seen && rt_now_ms() < end) {
 		memset(&msg, 0, sizeof(msg));
 		msg.msg_iov = &iov;
@@ -1442,9 +1432,10 @@ static void initiator_read(int fd, uint64_t cookie)
 /*
  * Node 2: read the owner's MR from the hostile QP with the leaked key, to
  * say whether a key alone opens it (not a check: RDS keys are
- * capabilities; see issue 10 item 4).
+ * capabilities; see issue 10 item 4).  Return: the completion status, or
+ * -1 for none.
  */
-static void hostile_read(struct hp *h, uint64_t cookie)
+static int hostile_read(struct hp *h, uint64_t cookie)
 {
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)hp_read_buf(h),
@@ -1462,9 +1453,10 @@ static void hostile_read(struct hp *h, uint64_t cookie)
 	}, *bad;
 	long long end = rt_now_ms() + DOWN_MS;
 
+	h->read_status = -1;
 	if (ibv_post_send(h->id->qp, &wr, &bad)) {
 		rt_diag("hostile RDMA READ: not posted: %s", rt_errname(errno));
-		return;
+		return -1;
 	}
 	while (h->read_status < 0 && rt_now_ms() < end)
 		hp_progress(h, 100);
@@ -1479,6 +1471,7 @@ static void hostile_read(struct hp *h, uint64_t cookie)
 		rt_diag("hostile RDMA READ, leaked key: %s",
 			h->read_status < 0 ? "no completion" :
 			ibv_wc_status_str(h->read_status));
+	return h->read_status;
 }
 
 static void test_bad_exthdr(void)
@@ -1794,6 +1787,82 @@ static void test_bad_ack(void)
 		rt_skip("distribution (wire 5.2): no ACK applies after one of 2^64 - 1");
 }
 
+/*
+ * close_unacked: node 1 sends an RDMA_MAP message to a verbs peer that
+ * takes it and never acknowledges it, then closes the socket.  close()
+ * must return at once (it waited for the ACK that frees the message's
+ * key: 10 s until the ACK watchdog dropped the connection, and for ever
+ * if the peer never came back), the message must be gone, and so must
+ * the key: the peer that could read the memory before cannot after.
+ */
+#define CLOSE_MS	3000
+
+static void test_close_unacked(void)
+{
+	struct sockaddr_in to = peer_port(P_INIT);
+	unsigned char *region = NULL;
+	long long t0, took;
+	uint64_t cookie = 0;
+	uint64_t seqs[4];
+	int s = -1, st = 0;
+	struct hcase hc;
+	struct hp h;
+
+	hc_begin(&hc);
+	hc.mr_slack = 1;	/* the MR may stay in a pool */
+	if (node == 2) {
+		hp_open(&h, case_tos(0), 0, 0);
+	} else {
+		s = rds_bound(P_S1, NULL);
+		set_tos(s, case_tos(0));
+		region = mmap(NULL, OWNER_LEN, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		ASSERT_TRUE(region != MAP_FAILED, "mmap: %s", rt_errname(errno));
+		fill_pattern(region, OWNER_LEN, msg_seed(1, 55));
+	}
+	sync_peer("up");
+	if (node == 1) {
+		cookie = map_send(s, &to, region);
+		EXPECT_EQ(unacked_wait(hc.cfd, P_S1, 1, DOWN_MS), 1);
+		tell_peer((long)cookie);
+	} else {
+		EXPECT_EQ(hp_wait_seen(&h, case_port(P_S1), 1, seqs, DOWN_MS), 1);
+		cookie = (uint64_t)hear_peer();
+		/* the peer it was sent to may use it: the test can fail */
+		st = hostile_read(&h, cookie);
+		EXPECT_TRUE(st == IBV_WC_SUCCESS,
+			    "RDMA READ with the key before close: %s",
+			    st < 0 ? "none" : ibv_wc_status_str(st));
+	}
+	sync_peer("read");
+	if (node == 1) {
+		t0 = rt_now_ms();
+		close(s);
+		took = rt_now_ms() - t0;
+		EXPECT_TRUE(took < CLOSE_MS,
+			    "close() with a message never acknowledged took %lld ms",
+			    took);
+		EXPECT_EQ(unacked(hc.cfd, P_S1), 0);
+		munmap(region, OWNER_LEN);
+	}
+	sync_peer("socket closed");
+	if (node == 2) {
+		st = hostile_read(&h, cookie);
+		tell_peer(st);
+		hp_close(&h);
+	} else {
+		st = (int)hear_peer();
+		if (!distro_victim())
+			EXPECT_TRUE(st > 0,
+				    "the closed socket's key still reads its memory (%d)",
+				    st);
+	}
+	hc_middle(&hc);
+	hc_end(&hc, -1);
+	if (node == 1 && distro_victim() && st == IBV_WC_SUCCESS)
+		rt_skip("distribution: a closed socket's key still opens its memory");
+}
+
 /* ------------------------------------------------------- (e) floods */
 
 /* Node 1: how much memory is in use, in KiB (MemTotal - MemFree). */
@@ -1987,7 +2056,8 @@ static const struct rt_case cases[] = {
 	{ "bad_exthdr", test_bad_exthdr, 180 },
 	{ "bad_credit", test_bad_credit, 180 },
 	{ "bad_ack", test_bad_ack, 180 },
-#define NR_DEFAULT_CASES	11
+	{ "close_unacked", test_close_unacked, 180 },
+#define NR_DEFAULT_CASES	12
 	/*
 	 * Named only ("rds_hostile flood_zero flood_one" on both nodes):
 	 * the distribution's module has no such bound.

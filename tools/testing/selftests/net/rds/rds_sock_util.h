@@ -2,7 +2,8 @@
 /*
  * rds_sock_util.h - socket helpers shared by rds_local and rds_remote:
  * printing an address, polling one socket, reading one congestion
- * notification, and reading one counter of RDS_INFO_COUNTERS (and, from
+ * notification, sending a datagram with one SOL_RDS control message,
+ * and reading one counter of RDS_INFO_COUNTERS (and, from
  * rds_info_util.h, any RDS_INFO table).  Include
  * after rds_test.h, whose checks they use.
  */
@@ -111,6 +112,42 @@ static inline long long rds_counter(int fd, const char *name)
 	}
 	free(c);
 	return val;
+}
+
+/*
+ * sendmsg() @len bytes of @data to @to with one SOL_RDS control message
+ * of @type carrying @arg_len bytes of @arg (at most 64).  Return:
+ * sendmsg()'s.
+ */
+static inline ssize_t rds_send_cmsg(int fd, const struct sockaddr_in *to,
+				    const void *data, size_t len, int type,
+				    const void *arg, size_t arg_len)
+{
+	union {
+		char buf[CMSG_SPACE(64)];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = { (void *)data, len };
+	struct msghdr msg = {
+		.msg_name = (void *)to,
+		.msg_namelen = to ? sizeof(*to) : 0,
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = ctl.buf,
+		.msg_controllen = CMSG_SPACE(arg_len),
+	};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+
+	if (arg_len > 64) {
+		errno = EINVAL;
+		return -1;
+	}
+	memset(&ctl, 0, sizeof(ctl));
+	c->cmsg_level = SOL_RDS;
+	c->cmsg_type = type;
+	c->cmsg_len = CMSG_LEN(arg_len);
+	memcpy(CMSG_DATA(c), arg, arg_len);
+	return sendmsg(fd, &msg, 0);
 }
 
 #endif /* RDS_SOCK_UTIL_H */
