@@ -18,8 +18,19 @@
 #
 # Environment (from vm-run.sh): RDS_NODE, RDS_NODES, RDS_ADDR, RDS_MODULES,
 # RDS_MODULE_DIR, RDS_REPO, RESULTS.
+#
+# Arguments: --fuzz-seconds N gives each seed of rds_fuzz N seconds and no
+# limit on its calls, instead of its short default (the long run of make
+# check-debug).
 
 set -u
+
+fuzz_args=()
+fuzz_limit=540
+if [ "${1:-}" = --fuzz-seconds ]; then
+	fuzz_args=(-t "${2:?--fuzz-seconds takes a number of seconds}" -n 0)
+	fuzz_limit=$((4 * $2 + 300))
+fi
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
@@ -41,7 +52,7 @@ else
 	export RDS_ADDR RDS_MODULES RDS_MODULE_DIR
 	run_prog abi_check 120 "$here/abi_check"
 	run_prog rds_local 480 "$here/rds_local"
-	run_prog rds_fuzz 540 "$here/rds_fuzz"
+	run_prog rds_fuzz "$fuzz_limit" "$here/rds_fuzz" "${fuzz_args[@]}"
 	run_prog rds_mr 120 "$here/rds_mr"
 	run_prog rds_mr_pool 120 "$here/rds_mr_pool.sh"
 	run_prog module_lifecycle 300 "$here/module_lifecycle.sh"

@@ -23,8 +23,9 @@
 # and rds_rdma (the two programs of each pair talk to each other),
 # rds_faults.sh (both guests together, synchronised by guest-barrier.sh)
 # rds_remote's connect_race_rule once more, rds_hostile (node 2 a hostile
-# RDS/IB peer of node 1, through verbs) and the user guide's examples
-# (rds_examples.sh), merging their TAP into one
+# RDS/IB peer of node 1, through verbs), the user guide's examples
+# (rds_examples.sh) and rds_fuzz (both nodes fuzzing each other, with live
+# connections and RDMA), merging their TAP into one
 # stream per guest like run_guest.sh: every result renumbered and named
 # after its program, the plan last.  Exit status 0 iff nothing failed.  Each
 # program's own output is also kept in $RESULTS/<program>.tap, the fault
@@ -74,6 +75,8 @@ else
 	run_prog rds_hostile 300 "$here/rds_hostile"
 	# The user guide's examples, node 1 serving node 2.
 	run_prog rds_examples 180 "$here/rds_examples.sh"
+	# Both nodes fuzz each other, 15 s a seed, last: it leaves odd state.
+	run_prog rds_fuzz 240 "$here/rds_fuzz" -t 15
 fi
 
 tap_finish
