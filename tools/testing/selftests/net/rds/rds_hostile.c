@@ -47,7 +47,7 @@
  *  close_unacked: node 1 closes a socket whose RDMA_MAP message the peer
  *	took and never acknowledged: close() returns at once, the message
  *	is gone and the key with it (the peer read with it before, it
- *	cannot after).  The distribution leaves the key alive: skipped.
+ *	cannot after; where the distribution's key still reads, skipped).
  *  flood_zero, flood_one (run only when named): 200000 messages of 0
  *	and of 1 byte to a socket that never reads, ignoring congestion,
  *	with an RNR retry count of 7 and a 5 s send timeout.  Node 1's
