@@ -3383,13 +3383,8 @@ static int fz_main_two(struct rt_case *cases, int n, char *const *only)
 	inet_ntop(AF_INET, &addr_peer, addr_peer_str, sizeof(addr_peer_str));
 	ctl_port = FZ_CTL_PORT;
 	port_base = FZ_PORT;
-	ctl_stash = mmap(NULL, sizeof(*ctl_stash), PROT_READ | PROT_WRITE,
-			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (ctl_stash == MAP_FAILED) {
-		printf("Bail out! mmap: %s\n", rt_errname(errno));
+	if (ctl_stash_map())
 		return RT_EXIT_FAIL;
-	}
-	memset(ctl_stash, 0, sizeof(*ctl_stash));
 	rt_diag("node %d, %s, peer %s, control port %u, modules %s", node,
 		addr_self_str, addr_peer_str, ctl_port, fz_mods_name);
 	ctl_fd = ctl_connect();

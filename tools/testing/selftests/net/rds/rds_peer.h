@@ -63,6 +63,19 @@ struct ctl_stash {
 };
 
 static struct ctl_stash *ctl_stash;
+
+/* Map the stash, shared with forked children; -1 (said) if it cannot. */
+static inline int ctl_stash_map(void)
+{
+	ctl_stash = mmap(NULL, sizeof(*ctl_stash), PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (ctl_stash == MAP_FAILED) {
+		printf("Bail out! mmap: %s\n", rt_errname(errno));
+		return -1;
+	}
+	memset(ctl_stash, 0, sizeof(*ctl_stash));
+	return 0;
+}
 static int case_no;			/* 1-based number of the running case */
 static int ctl_step;			/* control steps so far in this case */
 
@@ -623,13 +636,8 @@ static inline int rds_peer_main(int argc, char **argv,
 	inet_ntop(AF_INET, &addr_self, addr_self_str, sizeof(addr_self_str));
 	inet_ntop(AF_INET, &addr_peer, addr_peer_str, sizeof(addr_peer_str));
 
-	ctl_stash = mmap(NULL, sizeof(*ctl_stash), PROT_READ | PROT_WRITE,
-			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (ctl_stash == MAP_FAILED) {
-		printf("Bail out! mmap: %s\n", rt_errname(errno));
+	if (ctl_stash_map())
 		return RT_EXIT_FAIL;
-	}
-	memset(ctl_stash, 0, sizeof(*ctl_stash));
 	rt_diag("node %d, %s, peer %s, control port %u", node, addr_self_str,
 		addr_peer_str, ctl_port);
 	ctl_fd = ctl_connect();
