@@ -44,12 +44,12 @@ declare -A MIN_RESULTS=(
 	[distro-6.1]=133
 	[ours-6.12]=133
 	[distro-6.12]=133
-	[remote-distro-distro-6.1]=177
-	[remote-ours-ours-6.1]=183
-	[remote-ours-distro-6.1]=181
-	[remote-distro-ours-6.1]=181
-	[remote-ours-ours-credits-6.1]=183
-	[remote-ours-distro-credits-6.1]=181
+	[remote-distro-distro-6.1]=181
+	[remote-ours-ours-6.1]=187
+	[remote-ours-distro-6.1]=185
+	[remote-distro-ours-6.1]=185
+	[remote-ours-ours-credits-6.1]=187
+	[remote-ours-distro-credits-6.1]=185
 )
 
 top=$(cd "$(dirname "$0")/../.." && pwd)

@@ -72,7 +72,7 @@ else
 	# The faults' reconnects race most: check the rule once more.
 	run_prog race_rule 60 "$here/rds_remote" connect_race_rule
 	# A hostile peer: node 2 forges requests and frames to node 1.
-	run_prog rds_hostile 300 "$here/rds_hostile"
+	run_prog rds_hostile 400 "$here/rds_hostile"
 	# The user guide's examples, node 1 serving node 2.
 	run_prog rds_examples 180 "$here/rds_examples.sh"
 	# Both nodes fuzz each other, 15 s a seed, last: it leaves odd state.
