@@ -2,8 +2,9 @@
 /*
  * rds_mr - limits of RDMA memory registration on one host: RLIMIT_MEMLOCK,
  * the size limit, the pool size, and what close and process death leave
- * pinned; and operation ids and barriers (RDS_CMSG_OP_ID, RDS_OP_BARRIER)
- * for operations that wait for a host that never answers.  Needs a
+ * pinned; operation ids and barriers (RDS_CMSG_OP_ID, RDS_OP_BARRIER)
+ * for operations that wait for a host that never answers; and what an
+ * unprivileged user can and cannot do (unprivileged).  Needs a
  * socket bound to an address of an RDMA device (RDS_ADDR in the bench).
  *
  * The distribution's module cannot register memory before a connection
@@ -20,6 +21,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
@@ -71,6 +73,20 @@ static int free_mr(int fd, uint64_t cookie)
 	struct rds_free_mr_args a = { .cookie = cookie };
 
 	return setsockopt(fd, SOL_RDS, RDS_FREE_MR, &a, sizeof(a)) ? -errno : 0;
+}
+
+/* A message to @to carrying @cookie as RDS_CMSG_RDMA_DEST: 0 or -errno. */
+static int send_dest(int fd, const struct sockaddr_in *to, uint64_t cookie)
+{
+	return rds_send_cmsg(fd, to, "dest", 4, RDS_CMSG_RDMA_DEST, &cookie,
+			     sizeof(cookie)) < 0 ? -errno : 0;
+}
+
+static void set_rcvtimeo_ms(int fd, int ms)
+{
+	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+
+	ASSERT_SYS_OK(setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)));
 }
 
 static void *pages(size_t n)
@@ -517,6 +533,58 @@ static void test_small_sends_bounded(void)
 }
 
 /*
+ * An unprivileged user (uid and gid 65534, no capabilities) does what
+ * root does: bind, a message to itself, RDS_GET_MR, RDMA_DEST with its
+ * own cookie, RDS_FREE_MR, the info tables.  And it cannot free or name
+ * another socket's key (EINVAL), pin past RLIMIT_MEMLOCK (ENOMEM, also
+ * by memlock_limit) or queue past SO_SNDBUF (EAGAIN, small_sends()).
+ */
+static void test_unprivileged(void)
+{
+	struct rlimit lim = { 16 * PAGE, 16 * PAGE };
+	struct sockaddr_in to = silent_host(), self;
+	socklen_t slen = sizeof(self);
+	uint64_t ca = 0, cb = 0, cc = 0;
+	char *p = pages(24), buf[32];
+	int a, b;
+
+	need_registration();
+	ASSERT_TRUE(!setrlimit(RLIMIT_MEMLOCK, &lim), "setrlimit: %s",
+		    rt_errname(errno));
+	ASSERT_TRUE(!setgroups(0, NULL) && !setgid(NOBODY) && !setuid(NOBODY),
+		    "dropping privileges: %s", rt_errname(errno));
+	ASSERT_TRUE(geteuid() == NOBODY, "still uid %d", (int)geteuid());
+
+	a = bound_socket();
+	b = bound_socket();
+	/* what root does */
+	ASSERT_SYS_OK(getsockname(a, (struct sockaddr *)&self, &slen));
+	EXPECT_EQ(sendto(a, "to myself", 9, 0, (struct sockaddr *)&self,
+			 sizeof(self)), 9);
+	memset(buf, 0, sizeof(buf));
+	set_rcvtimeo_ms(a, 5000);
+	EXPECT_EQ(recv(a, buf, sizeof(buf), 0), 9);
+	EXPECT_TRUE(!memcmp(buf, "to myself", 9), "received '%s'", buf);
+	EXPECT_EQ(get_mr(a, p, 4 * PAGE, &ca), 0);
+	EXPECT_EQ(get_mr(b, p + 4 * PAGE, 4 * PAGE, &cb), 0);
+	EXPECT_EQ(send_dest(a, &to, ca), 0);
+	EXPECT_TRUE(rds_counter(a, "sock_created") > 0,
+		    "RDS_INFO_COUNTERS not readable");
+	/* what nobody may do to another socket's key */
+	EXPECT_EQ(free_mr(b, ca), -EINVAL);
+	EXPECT_EQ(send_dest(b, &to, ca), -EINVAL);
+	EXPECT_EQ(free_mr(a, cb), -EINVAL);
+	/* nor pin past its limit: 8 pinned, 9 more is over 16 */
+	EXPECT_EQ(get_mr(a, p + 8 * PAGE, 9 * PAGE, &cc), -ENOMEM);
+	EXPECT_EQ(free_mr(a, ca), 0);
+	EXPECT_EQ(free_mr(b, cb), 0);
+	close(a);
+	close(b);
+	/* nor queue past its send buffer */
+	small_sends(0);
+}
+
+/*
  * RDS_OP_BARRIER of port @port of @host (port 0: all of them; host NULL:
  * every destination), waiting for @wait: 0 with the barrier in *done, or
  * -errno.
@@ -689,6 +757,7 @@ static const struct rt_case cases[] = {
 	{ "small_sends_bounded", test_small_sends_bounded, 30 },
 	{ "invalidate_carried_key", test_invalidate_carried_key, 30 },
 	{ "op_barrier", test_op_barrier, 30 },
+	{ "unprivileged", test_unprivileged, 30 },
 };
 
 int main(int argc, char **argv)

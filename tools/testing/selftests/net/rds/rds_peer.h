@@ -76,6 +76,7 @@ static inline int ctl_stash_map(void)
 	memset(ctl_stash, 0, sizeof(*ctl_stash));
 	return 0;
 }
+
 static int case_no;			/* 1-based number of the running case */
 static int ctl_step;			/* control steps so far in this case */
 
