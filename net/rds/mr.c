@@ -28,6 +28,7 @@
 #include "rdma.h"
 #include "sock.h"
 #include "stats.h"
+#include "trace.h"
 #include "transport.h"
 
 /* ------------------------------------------------------- user pages */
@@ -83,6 +84,7 @@ static void rds_mr_unpin_work(struct work_struct *work)
 	struct rds_mr *mr = container_of(work, struct rds_mr, unpin_w);
 	struct rds_sock *rs = mr->rs;
 
+	trace_rds_mr_unpinned(mr->rkey, mr->len, mr->nr_pages);
 	unpin_user_pages_dirty_lock(mr->pages, mr->nr_pages, true);
 	mmdrop(mr->mm);
 	kvfree(mr->pages);
@@ -115,6 +117,7 @@ void rds_zc_mr_invalidated(struct rds_mr *mr)
 	struct rds_mr_waiter *waiter = mr->invalidated;
 	struct rds_sock *rs = mr->rs;
 
+	trace_rds_mr_invalidated(mr->rkey, mr->len, mr->nr_pages);
 	atomic64_sub(mr->nr_pages, &mr->mm->pinned_vm);
 	if (atomic_dec_and_test(&rs->mr_releasing))
 		wake_up(&rs->mr_wait);
@@ -130,6 +133,7 @@ EXPORT_SYMBOL_GPL(rds_zc_mr_invalidated);
 /* The last reference is gone: have the key invalidated.  May sleep. */
 static void rds_mr_release(struct rds_mr *mr)
 {
+	trace_rds_mr_release(mr->rkey, mr->len, mr->nr_pages);
 	atomic_inc(&mr->rs->mr_releasing);
 	if (mr->tp)
 		mr->trans->mr_dereg(mr);	/* rds_zc_mr_invalidated() follows */
@@ -312,6 +316,7 @@ static struct rds_mr *rds_mr_create(struct rds_sock *rs,
 	mr->rs = rs;
 	atomic_inc(&rs->mr_pending);
 	rds_stat_inc(RDS_STAT_MR_CREATED);
+	trace_rds_mr_register(mr->rkey, mr->len, mr->nr_pages);
 	return mr;
 
 out_uncharge:

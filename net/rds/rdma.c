@@ -25,6 +25,7 @@
 #include "rdma_op.h"
 #include "sock.h"
 #include "stats.h"
+#include "trace.h"
 #include "transport.h"
 
 /* Extension header types and sizes (wire 4.5). */
@@ -238,6 +239,8 @@ int rds_rdma_cmsgs(struct rds_sock *rs, struct msghdr *msg, struct rds_msg *m,
 		m->op = op;
 		m->no_sends = op->silent && !m->len && !map && !dest;
 		rds_op_track(rs, op, daddr, dport);
+		trace_rds_rdma_op(op->id, op->rkey, op->remote_addr, op->len,
+				  op->write, op->is_atomic, op->token);
 		if (id_addr) {
 			u64 uaddr;
 

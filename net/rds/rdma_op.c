@@ -25,6 +25,7 @@
 #include "rdma_op.h"
 #include "sock.h"
 #include "stats.h"
+#include "trace.h"
 #include "transport.h"
 
 static void rds_rdma_op_free_work(struct work_struct *work)
@@ -75,7 +76,7 @@ void rds_rdma_op_done(struct rds_rdma_op *op, int status)
 {
 	struct rds_sock *rs = op->rs;
 	struct rds_notifier *n = NULL;
-	bool queued = false;
+	bool queued = false, first = false;
 
 	if (!op->status)
 		op->status = status;
@@ -85,6 +86,7 @@ void rds_rdma_op_done(struct rds_rdma_op *op, int status)
 	spin_lock_bh(&rs->recv_lock);
 	if (!op->notified) {
 		op->notified = true;
+		first = true;
 		if (n && !rs->dead) {
 			n->n.user_token = op->token;
 			n->n.status = op->status;
@@ -93,6 +95,8 @@ void rds_rdma_op_done(struct rds_rdma_op *op, int status)
 		}
 	}
 	spin_unlock_bh(&rs->recv_lock);
+	if (first)
+		trace_rds_rdma_notify(op->id, op->token, op->status, queued);
 	if (!queued)
 		kfree(n);
 	/* After the notification: a barrier never runs ahead of it. */
@@ -115,6 +119,7 @@ void rds_rdma_op_done(struct rds_rdma_op *op, int status)
  */
 void rds_zc_rdma_done(struct rds_rdma_op *op, int status)
 {
+	trace_rds_rdma_done(op->id, status);
 	rds_rdma_op_done(op, status);
 }
 EXPORT_SYMBOL_GPL(rds_zc_rdma_done);

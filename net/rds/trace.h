@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Tracepoints of the RDS core: every change of a socket's binding, every
- * message sent, queued, dropped or read, every congestion change.
+ * message sent, queued, dropped or read, every congestion change, and the
+ * life of every MR (registered, released, its key dead, its pages
+ * unpinned) and RDMA operation (queued, done by the transport, its
+ * notification).
  *
  *	echo 1 > /sys/kernel/tracing/events/rds_zc/enable
  */
@@ -186,6 +189,97 @@ DEFINE_EVENT(rds_conn_msg_class, rds_conn_acked,
 DEFINE_EVENT(rds_conn_msg_class, rds_conn_recv,
 	     TP_PROTO(const void *conn, u64 seq, size_t len, u8 flags),
 	     TP_ARGS(conn, seq, len, flags));
+
+/* ------------------------------------------------------- MRs */
+
+DECLARE_EVENT_CLASS(rds_mr_class,
+		    TP_PROTO(u32 rkey, size_t len, unsigned int nr_pages),
+		    TP_ARGS(rkey, len, nr_pages),
+		    TP_STRUCT__entry(__field(u32, rkey)
+				     __field(size_t, len)
+				     __field(unsigned int, nr_pages)),
+		    TP_fast_assign(__entry->rkey = rkey;
+				   __entry->len = len;
+				   __entry->nr_pages = nr_pages;),
+		    TP_printk("rkey=%#x len=%zu pages=%u", __entry->rkey,
+			      __entry->len, __entry->nr_pages)
+);
+
+/* RDS_GET_MR or RDS_CMSG_RDMA_MAP registered (or prepared) an MR. */
+DEFINE_EVENT(rds_mr_class, rds_mr_register,
+	     TP_PROTO(u32 rkey, size_t len, unsigned int nr_pages),
+	     TP_ARGS(rkey, len, nr_pages));
+
+/* Its last reference went: the transport invalidates the key. */
+DEFINE_EVENT(rds_mr_class, rds_mr_release,
+	     TP_PROTO(u32 rkey, size_t len, unsigned int nr_pages),
+	     TP_ARGS(rkey, len, nr_pages));
+
+/* The key is dead: no peer reaches the pages any more. */
+DEFINE_EVENT(rds_mr_class, rds_mr_invalidated,
+	     TP_PROTO(u32 rkey, size_t len, unsigned int nr_pages),
+	     TP_ARGS(rkey, len, nr_pages));
+
+/* The pages are unpinned and the MR freed. */
+DEFINE_EVENT(rds_mr_class, rds_mr_unpinned,
+	     TP_PROTO(u32 rkey, size_t len, unsigned int nr_pages),
+	     TP_ARGS(rkey, len, nr_pages));
+
+/* ---------------------------------------------- RDMA operations */
+
+/* A message carries an RDMA READ/WRITE or an atomic, with its id. */
+TRACE_EVENT(rds_rdma_op,
+	    TP_PROTO(u64 id, u32 rkey, u64 remote_addr, u64 len, bool write,
+		     bool atomic, u64 token),
+	    TP_ARGS(id, rkey, remote_addr, len, write, atomic, token),
+	    TP_STRUCT__entry(__field(u64, id)
+			     __field(u32, rkey)
+			     __field(u64, remote_addr)
+			     __field(u64, len)
+			     __field(bool, write)
+			     __field(bool, atomic)
+			     __field(u64, token)),
+	    TP_fast_assign(__entry->id = id;
+			   __entry->rkey = rkey;
+			   __entry->remote_addr = remote_addr;
+			   __entry->len = len;
+			   __entry->write = write;
+			   __entry->atomic = atomic;
+			   __entry->token = token;),
+	    TP_printk("id=%llu %s rkey=%#x remote_addr=%#llx len=%llu token=%#llx",
+		      __entry->id,
+		      __entry->atomic ? "atomic" :
+		      __entry->write ? "write" : "read",
+		      __entry->rkey, __entry->remote_addr, __entry->len,
+		      __entry->token)
+);
+
+/* The transport finished an operation with @status (RDS_RDMA_*). */
+TRACE_EVENT(rds_rdma_done,
+	    TP_PROTO(u64 id, int status),
+	    TP_ARGS(id, status),
+	    TP_STRUCT__entry(__field(u64, id)
+			     __field(int, status)),
+	    TP_fast_assign(__entry->id = id;
+			   __entry->status = status;),
+	    TP_printk("id=%llu status=%d", __entry->id, __entry->status)
+);
+
+/* An operation ended: its notification queued for the socket, or not. */
+TRACE_EVENT(rds_rdma_notify,
+	    TP_PROTO(u64 id, u64 token, int status, bool queued),
+	    TP_ARGS(id, token, status, queued),
+	    TP_STRUCT__entry(__field(u64, id)
+			     __field(u64, token)
+			     __field(int, status)
+			     __field(bool, queued)),
+	    TP_fast_assign(__entry->id = id;
+			   __entry->token = token;
+			   __entry->status = status;
+			   __entry->queued = queued;),
+	    TP_printk("id=%llu token=%#llx status=%d queued=%d", __entry->id,
+		      __entry->token, __entry->status, __entry->queued)
+);
 
 #endif /* _RDS_ZC_TRACE_H */
 

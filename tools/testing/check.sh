@@ -40,10 +40,10 @@ CREDITS_RING=32
 # case of every program, skips included, and the two about the guest
 # itself).  Runs not listed must report at least one.
 declare -A MIN_RESULTS=(
-	[ours-6.1]=134
-	[distro-6.1]=134
-	[ours-6.12]=134
-	[distro-6.12]=134
+	[ours-6.1]=135
+	[distro-6.1]=135
+	[ours-6.12]=135
+	[distro-6.12]=135
 	[remote-distro-distro-6.1]=181
 	[remote-ours-ours-6.1]=187
 	[remote-ours-distro-6.1]=185

@@ -20,7 +20,8 @@ set -u
 CORE=rds_zc
 IB=rds_zc_ib
 CASES=(modules_loaded socket_holds_core rmmod_core_busy rmmod_core_after_close
-       reload ib_pinned_by_bound_socket tracepoints distro_conflict
+       reload ib_pinned_by_bound_socket tracepoints rdma_tracepoints
+       distro_conflict
        load_unload_loop kernel_log_clean left_as_found)
 
 tnum=0
@@ -275,6 +276,64 @@ assert len(a.recv(100)) == 77
 	return $rc
 }
 
+# One MR's life and one RDMA operation's on the IB address: RDS_GET_MR
+# and RDS_FREE_MR with RDS_RDMA_INVALIDATE fire register, release,
+# invalidated and unpinned with its key, length and pages; an RDMA WRITE
+# to a host that never answers, cancelled by RDS_CANCEL_SENT_TO, fires
+# rds_rdma_op and rds_rdma_notify with its token and RDS_RDMA_CANCELED.
+case_rdma_tracepoints() {
+	local tr=/sys/kernel/tracing rc=0 ev out key
+
+	[ -n "${RDS_ADDR:-}" ] || return 4
+	[ -d "$tr/events" ] || tr=/sys/kernel/debug/tracing
+	[ -d "$tr/events/rds_zc" ] || { diag "no rds_zc events in $tr"; return 1; }
+	echo > "$tr/trace"
+	echo 1 > "$tr/events/rds_zc/enable" || return 1
+	key=$(RDS_ADDR=$RDS_ADDR python3 -c '
+import ctypes, mmap, os, socket, struct
+SOL_RDS, CANCEL, GET_MR, FREE_MR = 276, 1, 2, 3
+ARGS, STATUS, INVALIDATE, WRITE, NOTIFY = 1, 4, 4, 1, 0x20
+addr = os.environ["RDS_ADDR"]
+silent = addr.rsplit(".", 1)[0] + ".250"
+buf = mmap.mmap(-1, 8192)
+base = ctypes.addressof(ctypes.c_char.from_buffer(buf))
+cookie = ctypes.c_uint64(0)
+s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET)
+s.bind((addr, 0))
+s.setsockopt(SOL_RDS, GET_MR, struct.pack("QQQQ", base, 8192,
+             ctypes.addressof(cookie), 0))
+s.setsockopt(SOL_RDS, FREE_MR, struct.pack("QQ", cookie.value, INVALIDATE))
+local = struct.pack("QQ", base, 4096)
+lbuf = ctypes.create_string_buffer(local, len(local))
+args = struct.pack("QQQQQQQ", 0x1234, 0, 4096, ctypes.addressof(lbuf), 1,
+                   WRITE | NOTIFY, 0x7ace)
+s.sendmsg([b""], [(SOL_RDS, ARGS, args)], 0, (silent, 4000))
+s.setsockopt(SOL_RDS, CANCEL, struct.pack("HH4s8x", socket.AF_INET,
+             socket.htons(4000), socket.inet_aton(silent)))
+s.settimeout(5)
+data, anc, flags, frm = s.recvmsg(16, 64)
+st = [struct.unpack("Qi", d[:12]) for l, t, d in anc if l == SOL_RDS and t == STATUS]
+assert st == [(0x7ace, 2)], (data, anc)
+s.close()
+print("%#x" % (cookie.value & 0xffffffff))
+') || rc=1
+	echo 0 > "$tr/events/rds_zc/enable"
+	out=$(cat "$tr/trace")
+	for ev in "rds_mr_register: rkey=$key len=8192 pages=2" \
+		  "rds_mr_release: rkey=$key len=8192 pages=2" \
+		  "rds_mr_invalidated: rkey=$key len=8192 pages=2" \
+		  "rds_mr_unpinned: rkey=$key len=8192 pages=2" \
+		  "rds_rdma_op: id=[0-9]* write rkey=0x1234 remote_addr=0x0 len=4096 token=0x7ace" \
+		  "rds_rdma_notify: id=[0-9]* token=0x7ace status=2 queued=1"; do
+		if [ -z "$key" ] || ! grep -q -- "$ev" <<< "$out"; then
+			diag "no trace line matching: $ev"
+			rc=1
+		fi
+	done
+	[ $rc = 0 ] || diag "$out"
+	return $rc
+}
+
 case_load_unload_loop() {
 	local i
 
@@ -331,6 +390,7 @@ for c in "${CASES[@]}"; do
 	rc=$?
 	case $c in
 	ib_pinned_by_bound_socket) reason="RDS_ADDR unset or not served by the IB transport" ;;
+	rdma_tracepoints) reason="RDS_ADDR unset" ;;
 	distro_conflict) reason="the distribution's rds module cannot be loaded" ;;
 	*) reason= ;;
 	esac
