@@ -13,7 +13,7 @@
 #   5. the selftests in qemu guests: our modules and the distribution's rds,
 #      each on 6.1 and 6.12 (the same tests must pass on both); and the
 #      two-guest tests (run_remote.sh) on 6.1 for each pairing of module
-#      sets in REMOTE_PAIRINGS below
+#      sets in REMOTE_PAIRINGS below, and on 6.12 for REMOTE_PAIRINGS_6_12
 #
 # Prints one TAP-style line per test and ends with
 # "N passed, M failed, K skipped": a result with a SKIP directive counts
@@ -23,7 +23,8 @@
 # Logs are kept in build/check/.
 #
 # Environment: CHECK_GUESTS=0 skips the guest runs (static checks only);
-# CHECK_REMOTE_PAIRINGS overrides REMOTE_PAIRINGS.
+# CHECK_REMOTE_PAIRINGS overrides REMOTE_PAIRINGS, CHECK_REMOTE_PAIRINGS_6_12
+# REMOTE_PAIRINGS_6_12 (empty: none).
 set -uo pipefail
 
 # The two-guest runs: "guest1,guest2" module sets, ours or distro, each run
@@ -35,6 +36,10 @@ REMOTE_PAIRINGS="distro,distro ours,ours ours,distro distro,ours"
 # net.rds.ib.flow_control on; run_remote.sh --credits).
 REMOTE_PAIRINGS+=" ours,ours:credits ours,distro:credits"
 CREDITS_RING=32
+# On 6.12 as well: ours on both guests (about 4.5 minutes).  Not yet ours
+# against the distribution's: on 6.12 their connection does not come
+# back after rds_rdma's link_dropped (2026-11-24, being looked into).
+REMOTE_PAIRINGS_6_12="ours,ours"
 
 # The fewest results each guest run may report (vm-run.sh's lines: every
 # case of every program, skips included, and the two about the guest
@@ -50,6 +55,7 @@ declare -A MIN_RESULTS=(
 	[remote-distro-ours-6.1]=185
 	[remote-ours-ours-credits-6.1]=187
 	[remote-ours-distro-credits-6.1]=185
+	[remote-ours-ours-6.12]=187
 )
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -241,6 +247,11 @@ if [ "${CHECK_GUESTS:-1}" != 0 ]; then
 			--guests 2 --modules "${pairing%:*}" --nic e1000 \
 			--timeout 600 \
 			-- "${args[@]}"
+	done
+	for pairing in ${CHECK_REMOTE_PAIRINGS_6_12-$REMOTE_PAIRINGS_6_12}; do
+		run_vm "remote-${pairing/,/-}-6.12" run_remote.sh --kernel 6.12 \
+			--guests 2 --modules "$pairing" --nic e1000 \
+			--timeout 600
 	done
 fi
 
