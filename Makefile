@@ -19,6 +19,13 @@
 #                     not part of "make check")
 #   make tools        the benchmark tool, tools/rds-zc-bench/rds-zc-bench, and
 #                     the user guide's examples, tools/rds-zc-examples/
+#   make install      the modules built for KDIR into
+#                     /lib/modules/<release>/updates/, then depmod; with
+#                     INSTALL_HDR=1 the uapi header too, with
+#                     MODPROBE_CONF=1 /etc/modprobe.d/rds_zc.conf too
+#   make uninstall    undoes make install
+#   make headers_install  include/uapi/linux/rds.h into
+#                     /usr/local/include/linux/
 #   make clean
 
 SHELL := /bin/bash
@@ -39,7 +46,8 @@ krelease = $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' $(1)/include/generated
 SELFTESTS := tools/testing/selftests/net/rds
 
 .PHONY: all modules modules-all deps demo check debug-kernel check-debug \
-	selftests tools bench clean help
+	selftests tools bench clean help install uninstall headers_install \
+	install-release
 
 all: modules
 
@@ -79,6 +87,65 @@ debug-kernel:
 check-debug:
 	@$(TOP)/tools/testing/check-debug.sh
 
+# Installation.  DESTDIR and INSTALL_MOD_PATH (Kbuild's name) both prefix
+# the module tree, DESTDIR outermost; INSTALL_MOD_DIR is the folder under
+# /lib/modules/<release>/ (Kbuild's name too; "updates" wins over the
+# distribution's kernel/ tree in depmod's default search order).  The
+# header goes to INSTALL_HDR_PATH/linux/, by default under /usr/local,
+# where the compiler looks before /usr/include: the distribution's
+# /usr/include/linux/rds.h belongs to linux-libc-dev and is never
+# overwritten.  install builds only what is missing or older than its
+# sources; DEPMOD=true skips depmod.  See
+# Documentation/networking/rds_zc-install.rst.
+INSTALL_MOD_DIR ?= updates
+INSTALL_HDR_PATH ?= /usr/local/include
+DEPMOD ?= depmod
+KRELEASE = $(call krelease,$(KDIR))
+BUILT = $(TOP)/build/$(KRELEASE)/net/rds
+KO_FILES = $(BUILT)/rds_zc.ko $(BUILT)/rds_zc_ib.ko
+MODROOT = $(DESTDIR)$(INSTALL_MOD_PATH)
+MODDEST = $(MODROOT)/lib/modules/$(KRELEASE)/$(INSTALL_MOD_DIR)
+HDRDEST = $(DESTDIR)$(INSTALL_HDR_PATH)/linux
+CONFDEST = $(DESTDIR)/etc/modprobe.d
+MODULE_SOURCES := $(wildcard $(TOP)/Kbuild $(TOP)/net/rds/Kbuild \
+	$(TOP)/net/rds/*.[ch] $(TOP)/include/uapi/linux/*.h)
+
+install-release:
+	@test -n "$(KRELEASE)" || { echo "no kernel release in KDIR '$(KDIR)': run 'make deps' or set KDIR" >&2; exit 1; }
+
+$(KO_FILES) &: $(MODULE_SOURCES)
+	@$(MAKE) -s modules KDIR="$(KDIR)"
+
+install: install-release $(KO_FILES)
+	install -d "$(MODDEST)"
+	install -m 644 $(KO_FILES) "$(MODDEST)/"
+ifeq ($(INSTALL_HDR),1)
+	install -D -m 644 $(TOP)/include/uapi/linux/rds.h "$(HDRDEST)/rds.h"
+endif
+ifeq ($(MODPROBE_CONF),1)
+	install -D -m 644 $(TOP)/tools/modprobe.d/rds_zc.conf "$(CONFDEST)/rds_zc.conf"
+endif
+	$(DEPMOD) -a $(if $(MODROOT),-b "$(MODROOT)") $(KRELEASE)
+
+# The header and the modprobe file go only if they are still ours, byte for
+# byte: an administrator's edited copy stays.
+uninstall: install-release
+	rm -f "$(MODDEST)/rds_zc.ko" "$(MODDEST)/rds_zc_ib.ko"
+	-rmdir --ignore-fail-on-non-empty "$(MODDEST)" 2>/dev/null
+	@for f in "$(HDRDEST)/rds.h:include/uapi/linux/rds.h" \
+		  "$(CONFDEST)/rds_zc.conf:tools/modprobe.d/rds_zc.conf"; do \
+		if cmp -s "$${f%%:*}" "$(TOP)/$${f#*:}"; then \
+			echo "rm -f $${f%%:*}"; rm -f "$${f%%:*}"; \
+		elif [ -e "$${f%%:*}" ]; then \
+			echo "uninstall: $${f%%:*} differs from $${f#*:}, kept" >&2; \
+		fi; \
+	done
+	if [ -d "$(MODROOT)/lib/modules/$(KRELEASE)" ]; then \
+		$(DEPMOD) -a $(if $(MODROOT),-b "$(MODROOT)") $(KRELEASE); fi
+
+headers_install:
+	install -D -m 644 $(TOP)/include/uapi/linux/rds.h "$(HDRDEST)/rds.h"
+
 clean:
 	rm -rf $(TOP)/build
 	@$(MAKE) -s -C $(SELFTESTS) clean 2>/dev/null || true
@@ -86,4 +153,4 @@ clean:
 	@$(MAKE) -s -C tools/rds-zc-examples clean 2>/dev/null || true
 
 help:
-	@echo "targets: all modules modules-all deps demo check debug-kernel check-debug selftests tools bench clean"
+	@echo "targets: all modules modules-all deps demo check debug-kernel check-debug selftests tools bench install uninstall headers_install clean"

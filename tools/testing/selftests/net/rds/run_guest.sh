@@ -9,7 +9,8 @@
 #
 # On node 1 it builds the test programs if needed and runs abi_check,
 # rds_local, rds_fuzz, rds_mr, rds_mr_pool.sh (which reloads our IB
-# module with a small MR pool), module_lifecycle.sh, ib_device.sh and,
+# module with a small MR pool), module_lifecycle.sh, install_check.sh
+# (make install into a scratch root, modprobe from it), ib_device.sh and,
 # last, kmemleak_check.sh (skipped unless the kernel has kmemleak), in
 # that order, merging their TAP into one stream: every result is
 # renumbered and named after its program, and the plan comes last.  Other nodes have nothing to do.  Exit status 0 iff
@@ -56,6 +57,7 @@ else
 	run_prog rds_mr 120 "$here/rds_mr"
 	run_prog rds_mr_pool 120 "$here/rds_mr_pool.sh"
 	run_prog module_lifecycle 300 "$here/module_lifecycle.sh"
+	run_prog install_check 180 "$here/install_check.sh"
 	run_prog ib_device 180 "$here/ib_device.sh"
 	run_prog kmemleak 300 "$here/kmemleak_check.sh"
 fi
