@@ -39,39 +39,9 @@ kdir=/usr/src/linux-headers-$rel
 built=$top/build/$rel/net/rds
 root=
 alt=
-tnum=0
-failed=0
 
-diag() {
-	local line
-
-	while IFS= read -r line; do
-		echo "# $line"
-	done <<< "$*"
-}
-
-result() {	# STATUS NAME [SKIP-REASON]: STATUS 0 pass, 4 skip, else fail
-	tnum=$((tnum + 1))
-	case $1 in
-	0) echo "ok $tnum - $2" ;;
-	4) echo "ok $tnum - $2 # SKIP $3" ;;
-	*) echo "not ok $tnum - $2"; failed=1 ;;
-	esac
-}
-
-skip_all() {
-	local c
-
-	echo "1..${#CASES[@]}"
-	for c in "${CASES[@]}"; do
-		result 4 "$c" "$1"
-	done
-	exit 0
-}
-
-loaded() {	# MODULE: is it loaded and live?
-	[ "$(cat "/sys/module/$1/initstate" 2>/dev/null)" = live ]
-}
+# shellcheck source=lib_cases.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib_cases.sh"
 
 # Run a command; on failure print it and its output as diagnostics.
 run() {

@@ -24,42 +24,12 @@ CASES=(modules_loaded socket_holds_core rmmod_core_busy rmmod_core_after_close
        distro_conflict
        load_unload_loop kernel_log_clean left_as_found)
 
-tnum=0
-failed=0
 holder_pid=
 holder_out=
 log_start=0
 
-diag() {
-	local line
-
-	while IFS= read -r line; do
-		echo "# $line"
-	done <<< "$*"
-}
-
-result() {	# STATUS NAME [SKIP-REASON]: STATUS 0 pass, 4 skip, else fail
-	tnum=$((tnum + 1))
-	case $1 in
-	0) echo "ok $tnum - $2" ;;
-	4) echo "ok $tnum - $2 # SKIP $3" ;;
-	*) echo "not ok $tnum - $2"; failed=1 ;;
-	esac
-}
-
-skip_all() {
-	local c
-
-	echo "1..${#CASES[@]}"
-	for c in "${CASES[@]}"; do
-		result 4 "$c" "$1"
-	done
-	exit 0
-}
-
-loaded() {	# MODULE: is it loaded and live?
-	[ "$(cat "/sys/module/$1/initstate" 2>/dev/null)" = live ]
-}
+# shellcheck source=lib_cases.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib_cases.sh"
 
 refcnt() {
 	cat "/sys/module/$1/refcnt" 2>/dev/null || echo -1
@@ -272,8 +242,8 @@ assert len(a.recv(100)) == 77
 			rc=1
 		fi
 	done
-	[ $rc = 0 ] || diag "$out"
-	return $rc
+	[ "$rc" = 0 ] || diag "$out"
+	return "$rc"
 }
 
 # One MR's life and one RDMA operation's on the IB address: RDS_GET_MR
@@ -330,8 +300,8 @@ print("%#x" % (cookie.value & 0xffffffff))
 			rc=1
 		fi
 	done
-	[ $rc = 0 ] || diag "$out"
-	return $rc
+	[ "$rc" = 0 ] || diag "$out"
+	return "$rc"
 }
 
 case_load_unload_loop() {

@@ -1,0 +1,49 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# lib_cases.sh - what the one-guest case scripts (module_lifecycle.sh,
+# install_check.sh) share.  Sourced after the script has set CASES, the
+# names of its cases in order:
+#
+#   diag TEXT...		# TEXT as TAP diagnostics, a "# " line each
+#   result STATUS NAME [WHY]	# STATUS 0: ok, 4: ok # SKIP WHY, else not ok
+#   skip_all WHY		# the plan, every case skipped, exit 0
+#   loaded MODULE		# is MODULE loaded and live?
+#
+# result counts in tnum and sets failed=1 on a failure, which the caller
+# reads.
+
+# shellcheck disable=SC2034
+tnum=0
+failed=0
+
+diag() {
+	local line
+
+	while IFS= read -r line; do
+		echo "# $line"
+	done <<< "$*"
+}
+
+result() {	# STATUS NAME [SKIP-REASON]: STATUS 0 pass, 4 skip, else fail
+	tnum=$((tnum + 1))
+	case $1 in
+	0) echo "ok $tnum - $2" ;;
+	4) echo "ok $tnum - $2 # SKIP $3" ;;
+	*) echo "not ok $tnum - $2"; failed=1 ;;
+	esac
+}
+
+skip_all() {
+	local c
+
+	echo "1..${#CASES[@]}"
+	for c in "${CASES[@]}"; do
+		result 4 "$c" "$1"
+	done
+	exit 0
+}
+
+loaded() {	# MODULE: is it loaded and live?
+	[ "$(cat "/sys/module/$1/initstate" 2>/dev/null)" = live ]
+}
