@@ -43,17 +43,6 @@ alt=
 # shellcheck source=lib_cases.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib_cases.sh"
 
-# Run a command; on failure print it and its output as diagnostics.
-run() {
-	local out
-
-	if ! out=$("$@" 2>&1); then
-		diag "'$*' failed: $out"
-		return 1
-	fi
-	return 0
-}
-
 unload_ours() {
 	if loaded "$IB"; then run rmmod "$IB" || return 1; fi
 	if loaded "$CORE"; then run rmmod "$CORE" || return 1; fi

@@ -9,6 +9,7 @@
 #   result STATUS NAME [WHY]	# STATUS 0: ok, 4: ok # SKIP WHY, else not ok
 #   skip_all WHY		# the plan, every case skipped, exit 0
 #   loaded MODULE		# is MODULE loaded and live?
+#   run CMD...			# CMD; on failure, it and its output as diag
 #
 # result counts in tnum and sets failed=1 on a failure, which the caller
 # reads.
@@ -46,4 +47,15 @@ skip_all() {
 
 loaded() {	# MODULE: is it loaded and live?
 	[ "$(cat "/sys/module/$1/initstate" 2>/dev/null)" = live ]
+}
+
+# Run a command; on failure print it and its output as diagnostics.
+run() {
+	local out
+
+	if ! out=$("$@" 2>&1); then
+		diag "'$*' failed: $out"
+		return 1
+	fi
+	return 0
 }

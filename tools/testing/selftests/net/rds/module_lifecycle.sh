@@ -35,17 +35,6 @@ refcnt() {
 	cat "/sys/module/$1/refcnt" 2>/dev/null || echo -1
 }
 
-# Run a command; on failure print it and its output as diagnostics.
-run() {
-	local out
-
-	if ! out=$("$@" 2>&1); then
-		diag "'$*' failed: $out"
-		return 1
-	fi
-	return 0
-}
-
 load_ours() {
 	loaded "$CORE" || run insmod "$RDS_MODULE_DIR/$CORE.ko" || return 1
 	loaded "$IB" || run insmod "$RDS_MODULE_DIR/$IB.ko" || return 1
