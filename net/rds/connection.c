@@ -863,10 +863,13 @@ unsigned int rds_conn_cancel(struct rds_sock *rs, __be32 daddr, __be16 dport,
 				n++;
 			}
 		}
-		xmit = READ_ONCE(conn->xmit_msg);
-		list_for_each_entry_safe(m, tmp, &conn->retrans, conn_item)
-			if (any_dest && m->rs == rs && m != xmit)
-				list_move_tail(&m->conn_item, &sent);
+		if (any_dest) {
+			xmit = READ_ONCE(conn->xmit_msg);
+			list_for_each_entry_safe(m, tmp, &conn->retrans,
+						 conn_item)
+				if (m->rs == rs && m != xmit)
+					list_move_tail(&m->conn_item, &sent);
+		}
 		spin_unlock_bh(&conn->lock);
 	}
 	rcu_read_unlock();
