@@ -208,9 +208,7 @@ case_make_uninstall() {
 # As found: each of ours loaded iff it was, the distribution's not.
 case_left_as_found() {
 	restore || return 1
-	[ "$was_core" = "$(loaded "$CORE" && echo 1 || echo 0)" ] &&
-		[ "$was_ib" = "$(loaded "$IB" && echo 1 || echo 0)" ] &&
-		! loaded rds
+	as_found
 }
 
 # ------------------------------------------------------------------ main
@@ -229,8 +227,7 @@ command -v make > /dev/null || skip_all "needs make"
 make -s -q -C "$top" KDIR="$kdir" "$built/$CORE.ko" "$built/$IB.ko" > /dev/null 2>&1 ||
 	skip_all "$built is older than the sources: make install would compile under TCG"
 
-was_core=$(loaded "$CORE" && echo 1 || echo 0)
-was_ib=$(loaded "$IB" && echo 1 || echo 0)
+note_as_found
 root=$(mktemp -d /tmp/rds_zc-install.XXXXXX) || exit 1
 alt=$(mktemp -d /tmp/rds_zc-alias.XXXXXX) || exit 1
 trap cleanup EXIT

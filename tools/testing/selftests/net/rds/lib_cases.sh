@@ -10,6 +10,8 @@
 #   skip_all WHY		# the plan, every case skipped, exit 0
 #   loaded MODULE		# is MODULE loaded and live?
 #   run CMD...			# CMD; on failure, it and its output as diag
+#   note_as_found		# remember whether $CORE and $IB are loaded
+#   as_found			# loaded as noted, and the distribution's rds not
 #
 # result counts in tnum and sets failed=1 on a failure, which the caller
 # reads.
@@ -58,4 +60,20 @@ run() {
 		return 1
 	fi
 	return 0
+}
+
+loaded01() {	# MODULE: 1 if loaded, else 0
+	if loaded "$1"; then echo 1; else echo 0; fi
+}
+
+# Whether our two modules ($CORE, $IB) are loaded, for as_found.
+note_as_found() {
+	was_core=$(loaded01 "$CORE")
+	was_ib=$(loaded01 "$IB")
+}
+
+# Ours loaded iff they were at note_as_found, the distribution's not.
+as_found() {
+	[ "$was_core" = "$(loaded01 "$CORE")" ] &&
+		[ "$was_ib" = "$(loaded01 "$IB")" ] && ! loaded rds
 }

@@ -323,9 +323,7 @@ case_kernel_log_clean() {
 case_left_as_found() {
 	if [ "$was_ib" = 0 ] && loaded "$IB"; then run rmmod "$IB"; fi
 	if [ "$was_core" = 0 ] && loaded "$CORE"; then run rmmod "$CORE"; fi
-	[ "$was_core" = "$(loaded "$CORE" && echo 1 || echo 0)" ] &&
-		[ "$was_ib" = "$(loaded "$IB" && echo 1 || echo 0)" ] &&
-		! loaded rds
+	as_found
 }
 
 # ------------------------------------------------------------------ main
@@ -338,8 +336,7 @@ if [ ! -f "${RDS_MODULE_DIR:-}/$CORE.ko" ] || [ ! -f "$RDS_MODULE_DIR/$IB.ko" ];
 fi
 command -v python3 > /dev/null || skip_all "needs python3"
 
-was_core=$(loaded "$CORE" && echo 1 || echo 0)
-was_ib=$(loaded "$IB" && echo 1 || echo 0)
+note_as_found
 log_start=$(dmesg 2>/dev/null | wc -l)
 trap cleanup EXIT
 

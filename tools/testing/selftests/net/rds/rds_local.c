@@ -106,14 +106,6 @@ static int rds_socket(void)
 	return ASSERT_SYS_OK(socket(AF_RDS, SOCK_SEQPACKET, 0));
 }
 
-static void set_rcvtimeo(int fd, int ms)
-{
-	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
-
-	ASSERT_SYS_OK(setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv,
-				 sizeof(tv)));
-}
-
 /*
  * A socket bound to addr:port (port 0: any), its bound address in *out if
  * out is not NULL.  Receives wait RCV_TIMEOUT_MS at most, so that a lost

@@ -82,13 +82,6 @@ static int send_dest(int fd, const struct sockaddr_in *to, uint64_t cookie)
 			     sizeof(cookie)) < 0 ? -errno : 0;
 }
 
-static void set_rcvtimeo_ms(int fd, int ms)
-{
-	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
-
-	ASSERT_SYS_OK(setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)));
-}
-
 static void *pages(size_t n)
 {
 	void *p = mmap(NULL, n * PAGE, PROT_READ | PROT_WRITE,
@@ -562,7 +555,7 @@ static void test_unprivileged(void)
 	EXPECT_EQ(sendto(a, "to myself", 9, 0, (struct sockaddr *)&self,
 			 sizeof(self)), 9);
 	memset(buf, 0, sizeof(buf));
-	set_rcvtimeo_ms(a, 5000);
+	set_rcvtimeo(a, 5000);
 	EXPECT_EQ(recv(a, buf, sizeof(buf), 0), 9);
 	EXPECT_TRUE(!memcmp(buf, "to myself", 9), "received '%s'", buf);
 	EXPECT_EQ(get_mr(a, p, 4 * PAGE, &ca), 0);

@@ -35,6 +35,7 @@
 
 #include "rds_test.h"
 #include "rds_sock_util.h"
+#include "rds_sock_util.h"
 
 #ifndef AF_RDS
 #define AF_RDS 21
@@ -122,14 +123,6 @@ static inline unsigned short case_port(int k)
 static inline int rds_socket(void)
 {
 	return ASSERT_SYS_OK(socket(AF_RDS, SOCK_SEQPACKET, 0));
-}
-
-static inline void set_rcvtimeo(int fd, int ms)
-{
-	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
-
-	ASSERT_SYS_OK(setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv,
-				 sizeof(tv)));
 }
 
 static inline int int_opt(int fd, int level, int name)

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rds_sock_util.h - socket helpers shared by rds_local and rds_remote:
- * printing an address, polling one socket, reading one congestion
- * notification, sending a datagram with one SOL_RDS control message,
- * and reading one counter of RDS_INFO_COUNTERS (and, from
+ * rds_sock_util.h - socket helpers shared by the selftest programs:
+ * printing an address, a receive timeout, polling one socket, reading one
+ * congestion notification, sending a datagram with one SOL_RDS control
+ * message, and reading one counter of RDS_INFO_COUNTERS (and, from
  * rds_info_util.h, any RDS_INFO table).  Include
  * after rds_test.h, whose checks they use.
  */
@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/uio.h>
 
 #include <linux/rds.h>
@@ -38,6 +39,15 @@ static inline const char *sin_str(const struct sockaddr_in *sin)
 	snprintf(buf[which], sizeof(buf[which]), "family %d %s:%u",
 		 sin->sin_family, a, ntohs(sin->sin_port));
 	return buf[which];
+}
+
+/* SO_RCVTIMEO of @ms milliseconds on @fd. */
+static inline void set_rcvtimeo(int fd, int ms)
+{
+	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+
+	ASSERT_SYS_OK(setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv,
+				 sizeof(tv)));
 }
 
 /* poll() one descriptor; the revents, 0 on timeout. */
