@@ -45,6 +45,7 @@
 #include <linux/workqueue.h>
 
 struct net;
+struct rds_incoming;
 struct rds_msg;
 struct rds_sock;
 struct rds_transport;
@@ -137,10 +138,29 @@ int rds_zc_conn_recv(struct rds_conn *conn, struct rds_msg *m);
 void rds_zc_conn_cong_recv(struct rds_conn *conn, struct rds_msg *m);
 void rds_zc_conn_kick(struct rds_conn *conn);
 
+/**
+ * struct rds_conn_upcalls - what connections need of the socket layer
+ * @deliver: queue a message that arrived on a connection for the socket
+ *	bound to its destination, as rds_zc_deliver() (transport.h).
+ * @uncharge: a message of a socket (@m->rs) leaves its connection for
+ *	good: give its charge back to the sender's buffer, wake the
+ *	sender, drop the socket reference and clear @m->rs.  Context: any.
+ * @sock_dead: whether a socket is closed.  Context: any.
+ *
+ * The socket layer sits above the connections and hands these in at
+ * rds_conn_init(), so that connections never call up by name.
+ */
+struct rds_conn_upcalls {
+	int (*deliver)(struct net *net, struct rds_incoming *inc, bool bounded);
+	void (*uncharge)(struct rds_msg *m);
+	bool (*sock_dead)(const struct rds_sock *rs);
+};
+
 /* For the core. */
 int rds_conn_queue(struct rds_conn *conn, struct rds_msg *m);
 void rds_conn_cong_changed(struct net *net, __be32 laddr);
-unsigned int rds_conn_cancel(struct rds_sock *rs, __be32 daddr, __be16 dport,
+unsigned int rds_conn_cancel(const struct rds_sock *rs, struct net *net,
+			     __be32 laddr, __be32 daddr, __be16 dport,
 			     bool any_dest);
 void rds_conn_info_walk(struct net *net,
 			void (*fn)(const struct rds_info_connection *ci,
@@ -155,7 +175,7 @@ void rds_conn_msg_info_walk(struct net *net, bool retrans,
 				       void *arg),
 			    void *arg);
 void rds_conn_destroy_all(const struct rds_transport *trans);
-int rds_conn_init(void);
+int rds_conn_init(const struct rds_conn_upcalls *up);
 void rds_conn_exit(void);
 
 #endif /* _RDS_ZC_CONNECTION_H */

@@ -268,10 +268,19 @@ void rds_ib_mr_unchain(struct rds_mr *mr);
 void rds_ib_mr_chain_done(struct rds_mr *mr, enum ib_wc_status status);
 void rds_ib_mr_dereg(struct rds_mr *mr);
 void rds_ib_mr_sync(struct rds_mr *mr, enum dma_data_direction dir);
+extern struct workqueue_struct *rds_ib_mr_wq;
 void rds_ib_mr_dev_init(struct rds_ib_device *rdev);
 void rds_ib_mr_dev_exit(struct rds_ib_device *rdev);
 int rds_ib_mr_init(void);
 void rds_ib_mr_exit(void);
+
+/* ib_reg_qp.c: the registration QP, for ib_mr.c */
+int rds_ib_reg_qp_create(struct rds_ib_device *rdev);
+void rds_ib_reg_qp_stop(struct rds_ib_mr_dev *mrd);
+void rds_ib_reg_qp_destroy(struct rds_ib_mr_dev *mrd);
+int rds_ib_reg_post(struct rds_ib_mr_dev *mrd, struct ib_send_wr *wr);
+void rds_ib_reg_maybe_fail(struct rds_ib_mr_dev *mrd);
+void rds_ib_reg_failed(struct rds_ib_mr_dev *mrd, enum ib_wc_status status);
 
 /* ib_credit.c */
 void rds_ib_credit_reset(struct rds_ib_conn *ic);

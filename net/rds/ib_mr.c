@@ -1,14 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Memory registration for RDMA: a fast-registration (FRWR) MR pool per
- * device, and a registration QP per device to post REG_MR and LOCAL_INV
- * work requests on.
- *
- * The registration QP is an RC QP connected to itself.  It never carries
- * a packet: it exists so that memory can be registered as soon as a
- * socket is bound, before any connection (and its QP) exists, and stays
- * registered across reconnects.  An rkey is valid on every QP of the PD,
- * so a cookie handed out here serves any connection on the device.
+ * device.  REG_MR and LOCAL_INV work requests go on the device's
+ * registration QP (ib_reg_qp.c) or, chained, on a connection's QP.
  *
  * Normal operation.  RDS_GET_MR posts its REG_MR on the registration
  * QP and waits for its own completion.  RDS_CMSG_RDMA_MAP only maps the
@@ -34,12 +28,10 @@
  * nothing in most cases, and at worst hits a new registration of the same
  * MR with probability 1/255, never a predictable one.
  *
- * Transport recovery.  A work request that fails moves the registration
- * QP to the error state and flushes the rest.  A failed registration
- * returns -EIO; an MR whose REG_MR or LOCAL_INV did not succeed may still
- * carry a live key and is deregistered, never reused.  The failure
- * schedules rds_ib_reg_recover(), which drains the QP and brings it back
- * to RTS, so later registrations work again.
+ * Transport recovery.  A failed registration returns -EIO; an MR whose
+ * REG_MR or LOCAL_INV did not succeed may still carry a live key and is
+ * deregistered, never reused.  The registration QP recovers by itself
+ * (ib_reg_qp.c).
  *
  * Lifetime: a registration (struct rds_ib_mr) holds its device's memory
  * (rdev->mem), not the device.  Device removal deregisters every live
@@ -50,10 +42,8 @@
  * Locking (see struct rds_ib_mr_dev):
  *  - mrd->lock (bottom halves off) protects the pool, the live list, the
  *    counts, mrd->dead and every imr->mr;
- *  - mrd->qp_sem is held for reading while posting on the registration
- *    QP (and, for a registration, until its completion), for writing
- *    while the QP is drained, reset or destroyed;
- *  - mrd->sq_slots counts free entries of its send queue.
+ *  - mrd->qp_sem and mrd->sq_slots guard the registration QP (see
+ *    ib_reg_qp.c).
  */
 #include <linux/dma-mapping.h>
 #include <linux/errno.h>
@@ -62,7 +52,6 @@
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
-#include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 
 #include "ib.h"
@@ -76,18 +65,11 @@ unsigned int rds_ib_fmr_message_size = 1024 * 1024;
 module_param_named(fmr_message_size, rds_ib_fmr_message_size, uint, 0444);
 MODULE_PARM_DESC(fmr_message_size, "Largest memory region mapped for RDMA, in bytes (default 1 MiB)");
 
-static bool rds_ib_reg_fault;
-module_param_named(inject_reg_qp_error, rds_ib_reg_fault, bool, 0600);
-MODULE_PARM_DESC(inject_reg_qp_error, "Testing: the next registration first posts an invalid work request, which breaks the registration QP");
-
-/* Work requests in flight on a registration QP, at most. */
-#define RDS_IB_REG_DEPTH	64
-
 /* Free MRs that wait behind one before it is registered again. */
 #define RDS_IB_MR_REUSE_GAP	32
 
-/* Releases finish here, in process context. */
-static struct workqueue_struct *rds_ib_mr_wq;
+/* Releases and the registration QP's recovery finish here. */
+struct workqueue_struct *rds_ib_mr_wq;
 
 /*
  * Where a registration's REG_MR is.  Set by the one who posts it, before
@@ -125,16 +107,6 @@ static void rds_ib_mr_unmap(struct rds_ib_device *rdev, struct rds_ib_mr *imr)
 	sg_free_table(&imr->sgt);
 }
 
-/* A work request on the registration QP failed: bring the QP back. */
-static void rds_ib_reg_failed(struct rds_ib_mr_dev *mrd,
-			      enum ib_wc_status status)
-{
-	if (status != IB_WC_WR_FLUSH_ERR)
-		pr_warn_ratelimited("rds_zc_ib: registration work request failed: %s\n",
-				    ib_wc_status_msg(status));
-	queue_work(rds_ib_mr_wq, &mrd->recover_w);
-}
-
 /* A registration work request completed: record it, free its entry. */
 static struct rds_ib_mr *rds_ib_reg_wc(struct ib_wc *wc)
 {
@@ -156,48 +128,6 @@ static void rds_ib_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 static void rds_ib_inv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	queue_work(rds_ib_mr_wq, &rds_ib_reg_wc(wc)->work);
-}
-
-/* The deliberately invalid work request of inject_reg_qp_error. */
-static void rds_ib_fault_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct rds_ib_mr_dev *mrd = cq->cq_context;
-
-	up(&mrd->sq_slots);
-	if (wc->status != IB_WC_SUCCESS)
-		rds_ib_reg_failed(mrd, wc->status);
-}
-
-/*
- * Take a send queue entry of the registration QP and post @wr on it.
- * Caller holds qp_sem for reading and checked mrd->qp.
- */
-static int rds_ib_reg_post(struct rds_ib_mr_dev *mrd, struct ib_send_wr *wr)
-{
-	int ret;
-
-	if (down_trylock(&mrd->sq_slots)) {
-		rds_ib_stat_inc(RDS_IB_STAT_MR_QP_FULL);
-		down(&mrd->sq_slots);
-	}
-	wr->send_flags = IB_SEND_SIGNALED;
-	ret = ib_post_send(mrd->qp, wr, NULL);
-	if (ret)
-		up(&mrd->sq_slots);
-	return ret;
-}
-
-/* A LOCAL_INV of a key nobody has: the HCA fails it, breaking the QP. */
-static void rds_ib_reg_inject_fault(struct rds_ib_mr_dev *mrd)
-{
-	struct ib_send_wr wr = {
-		.opcode = IB_WR_LOCAL_INV,
-		.wr_cqe = &mrd->fault_cqe,
-	};
-
-	mrd->fault_cqe.done = rds_ib_fault_done;
-	if (rds_ib_reg_post(mrd, &wr))
-		pr_info("rds_zc_ib: could not inject a registration fault\n");
 }
 
 /* A new random key byte for @mr, never the one it has now. */
@@ -431,9 +361,7 @@ int rds_ib_mr_reg(struct net *net, __be32 laddr, struct rds_mr *mr)
 	if (!mrd->qp) {
 		ret = -EIO;
 	} else {
-		if (unlikely(READ_ONCE(rds_ib_reg_fault)) &&
-		    xchg(&rds_ib_reg_fault, false))
-			rds_ib_reg_inject_fault(mrd);
+		rds_ib_reg_maybe_fail(mrd);
 		ret = rds_ib_reg_post(mrd, &wr.wr);
 		if (!ret) {
 			wait_for_completion(&imr->done);
@@ -678,95 +606,6 @@ void rds_ib_mr_dereg(struct rds_mr *mr)
 	up_read(&mrd->qp_sem);
 }
 
-/* Move a reset RC QP to RTS, connected to itself (no packet ever leaves). */
-static int rds_ib_reg_qp_connect(struct ib_device *ibdev, struct ib_qp *qp)
-{
-	const u32 port = rdma_start_port(ibdev);
-	struct ib_port_attr pattr;
-	struct ib_qp_attr a = {};
-	union ib_gid gid;
-	int ret;
-
-	ret = ib_query_port(ibdev, port, &pattr);
-	if (ret)
-		return ret;
-	a.qp_state = IB_QPS_INIT;
-	a.port_num = port;
-	ret = ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_PKEY_INDEX |
-			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
-	if (ret)
-		return ret;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IB_QPS_RTR;
-	a.path_mtu = IB_MTU_256;
-	a.dest_qp_num = qp->qp_num;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 12;
-	a.ah_attr.type = rdma_ah_find_type(ibdev, port);
-	rdma_ah_set_port_num(&a.ah_attr, port);
-	if (a.ah_attr.type == RDMA_AH_ATTR_TYPE_ROCE) {
-		ret = rdma_query_gid(ibdev, port, 0, &gid);
-		if (ret)
-			return ret;
-		rdma_ah_set_grh(&a.ah_attr, &gid, 0, 0, 1, 0);
-	} else {
-		rdma_ah_set_dlid(&a.ah_attr, pattr.lid);
-	}
-	ret = ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
-			   IB_QP_DEST_QPN | IB_QP_RQ_PSN |
-			   IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
-	if (ret)
-		return ret;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IB_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	return ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_TIMEOUT |
-			    IB_QP_RETRY_CNT | IB_QP_RNR_RETRY | IB_QP_SQ_PSN |
-			    IB_QP_MAX_QP_RD_ATOMIC);
-}
-
-/*
- * Bring a registration QP that went to the error state back: wait for
- * everything posted to flush, then reset and reconnect it.  Registrations
- * wait for qp_sem meanwhile.
- */
-static void rds_ib_reg_recover(struct work_struct *work)
-{
-	struct rds_ib_mr_dev *mrd =
-		container_of(work, struct rds_ib_mr_dev, recover_w);
-	struct rds_ib_device *rdev = container_of(mrd, struct rds_ib_device, mrd);
-	struct ib_qp_attr a = { .qp_state = IB_QPS_RESET };
-	struct ib_qp_init_attr init;
-	int ret;
-
-	down_write(&mrd->qp_sem);
-	if (!mrd->qp || READ_ONCE(mrd->dead))
-		goto out;
-	ret = ib_query_qp(mrd->qp, &a, IB_QP_STATE, &init);
-	if (ret || a.qp_state != IB_QPS_ERR)
-		goto out;	/* a flush that recovery already handled */
-	ib_drain_sq(mrd->qp);
-	a.qp_state = IB_QPS_RESET;
-	ret = ib_modify_qp(mrd->qp, &a, IB_QP_STATE);
-	if (!ret)
-		ret = rds_ib_reg_qp_connect(rdev->ibdev, mrd->qp);
-	if (ret) {
-		pr_warn("rds_zc_ib: %s: registration QP not recovered (%d)\n",
-			dev_name(&rdev->ibdev->dev), ret);
-		goto out;
-	}
-	rds_ib_stat_inc(RDS_IB_STAT_MR_QP_RECOVERED);
-	pr_info("rds_zc_ib: %s: registration QP recovered\n",
-		dev_name(&rdev->ibdev->dev));
-out:
-	up_write(&mrd->qp_sem);
-}
-
 /**
  * rds_ib_mr_dev_init() - the registration QP and pool of a new device
  * @rdev: the device, its PD allocated
@@ -778,13 +617,9 @@ void rds_ib_mr_dev_init(struct rds_ib_device *rdev)
 {
 	struct rds_ib_mr_dev *mrd = &rdev->mrd;
 	struct ib_device *ibdev = rdev->ibdev;
-	struct ib_qp_init_attr attr = {};
 	int ret;
 
 	spin_lock_init(&mrd->lock);
-	init_rwsem(&mrd->qp_sem);
-	sema_init(&mrd->sq_slots, RDS_IB_REG_DEPTH);
-	INIT_WORK(&mrd->recover_w, rds_ib_reg_recover);
 	INIT_LIST_HEAD(&mrd->pool);
 	INIT_LIST_HEAD(&mrd->live);
 	init_waitqueue_head(&mrd->pool_wait);
@@ -796,33 +631,9 @@ void rds_ib_mr_dev_init(struct rds_ib_device *rdev)
 						 PAGE_SIZE) + 1,
 			       ibdev->attrs.max_fast_reg_page_list_len);
 
-	mrd->cq = ib_alloc_cq_any(ibdev, mrd, RDS_IB_REG_DEPTH + 1,
-				  IB_POLL_SOFTIRQ);
-	if (IS_ERR(mrd->cq)) {
-		ret = PTR_ERR(mrd->cq);
-		mrd->cq = NULL;
-		goto fail;
-	}
-	attr.send_cq = mrd->cq;
-	attr.recv_cq = mrd->cq;
-	attr.cap.max_send_wr = RDS_IB_REG_DEPTH + 1;	/* + ib_drain_sq's */
-	attr.cap.max_recv_wr = 1;
-	attr.cap.max_send_sge = 1;
-	attr.cap.max_recv_sge = 1;
-	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
-	attr.qp_type = IB_QPT_RC;
-	mrd->qp = ib_create_qp(rdev->pd, &attr);
-	if (IS_ERR(mrd->qp)) {
-		ret = PTR_ERR(mrd->qp);
-		mrd->qp = NULL;
-		goto fail;
-	}
-	ret = rds_ib_reg_qp_connect(ibdev, mrd->qp);
-	if (ret)
-		goto fail;
-	return;
-
-fail:
+	ret = rds_ib_reg_qp_create(rdev);
+	if (!ret)
+		return;
 	pr_info("rds_zc_ib: %s: no memory registration for RDMA (%d)\n",
 		dev_name(&ibdev->dev), ret);
 	rds_ib_mr_dev_exit(rdev);
@@ -851,11 +662,7 @@ void rds_ib_mr_dev_exit(struct rds_ib_device *rdev)
 	 * from now on find the device dead and deregister inline, under
 	 * qp_sem, which the rest of the teardown holds.
 	 */
-	down_write(&mrd->qp_sem);
-	if (mrd->qp)
-		ib_drain_sq(mrd->qp);
-	up_write(&mrd->qp_sem);
-	cancel_work_sync(&mrd->recover_w);
+	rds_ib_reg_qp_stop(mrd);
 	flush_workqueue(rds_ib_mr_wq);
 
 	down_write(&mrd->qp_sem);
@@ -875,14 +682,7 @@ void rds_ib_mr_dev_exit(struct rds_ib_device *rdev)
 		ib_dereg_mr(mr);
 	}
 
-	if (mrd->qp) {
-		ib_destroy_qp(mrd->qp);
-		mrd->qp = NULL;
-	}
-	if (mrd->cq) {
-		ib_free_cq(mrd->cq);
-		mrd->cq = NULL;
-	}
+	rds_ib_reg_qp_destroy(mrd);
 	up_write(&mrd->qp_sem);
 }
 

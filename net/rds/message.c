@@ -16,7 +16,6 @@
 #include <linux/uio.h>
 
 #include "message.h"
-#include "rdma.h"
 
 /**
  * rds_msg_alloc() - allocate a message able to hold @len payload bytes
@@ -198,10 +197,8 @@ void rds_msg_put(struct rds_msg *m)
 	if (!m || !refcount_dec_and_test(&m->refs))
 		return;
 	WARN_ON_ONCE(m->rs);	/* still charged to a socket */
-	if (m->op)
-		rds_rdma_op_free(m->op);
-	if (m->reg_mr)
-		rds_mr_put(m->reg_mr);
+	if (m->release)
+		m->release(m);
 	for (i = 0; i < m->nr_pages; i++)
 		__free_page(m->pages[i]);
 	kfree(m);

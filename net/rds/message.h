@@ -67,6 +67,11 @@ struct rds_msg {
 	 */
 	struct rds_mr	*reg_mr;
 	/*
+	 * Set by the layer that attaches @op or @reg_mr, which this layer
+	 * does not know: releases them when the message is freed.
+	 */
+	void		(*release)(struct rds_msg *m);
+	/*
 	 * Only a silent RDMA operation, no payload: no SEND goes out, and
 	 * the sequence number becomes a gap (wire 8.4).
 	 */

@@ -8,8 +8,17 @@
 #include "cong.h"
 #include "connection.h"
 #include "rdma.h"
+#include "send.h"
 #include "socket.h"
 #include "sysctl.h"
+#include "transport.h"
+
+/* The socket layer's side of connections (connection.h). */
+static const struct rds_conn_upcalls rds_zc_conn_upcalls = {
+	.deliver	= rds_zc_deliver,
+	.uncharge	= rds_send_uncharge,
+	.sock_dead	= rds_send_sock_dead,
+};
 
 static int __init rds_zc_init(void)
 {
@@ -18,7 +27,7 @@ static int __init rds_zc_init(void)
 	ret = rds_rdma_init();
 	if (ret)
 		return ret;
-	ret = rds_conn_init();
+	ret = rds_conn_init(&rds_zc_conn_upcalls);
 	if (ret)
 		goto out_rdma;
 	/* First: it fails cleanly when the distribution's rds is loaded. */

@@ -141,6 +141,15 @@ int rds_rdma_cmsg_type(int type)
 	}
 }
 
+/* What this layer attached to a message goes with it (rds_msg_put()). */
+static void rds_rdma_msg_release(struct rds_msg *m)
+{
+	if (m->op)
+		rds_rdma_op_free(m->op);
+	if (m->reg_mr)
+		rds_mr_put(m->reg_mr);
+}
+
 /**
  * rds_rdma_cmsgs() - the control messages of a sendmsg()
  * @rs: the sending socket, bound
@@ -231,6 +240,7 @@ int rds_rdma_cmsgs(struct rds_sock *rs, struct msghdr *msg, struct rds_msg *m,
 	if (!remote)
 		return -EOPNOTSUPP;
 
+	m->release = rds_rdma_msg_release;
 	if (args || atomic) {
 		op = args ? rds_rdma_op_build(rs, args) :
 			    rds_atomic_op_build(rs, atomic_type, atomic);

@@ -101,6 +101,38 @@ static int rds_send_cong_wait(struct rds_sock *rs, __be32 daddr, __be16 dport,
 	return ret;
 }
 
+/**
+ * rds_send_uncharge() - a message leaves its connection for good
+ * @m: the message, still charged to its sender @m->rs
+ *
+ * Gives back what rds_send_charge() took, wakes the sender and drops the
+ * message's socket reference; @m->rs is NULL afterwards.
+ *
+ * Context: any.
+ */
+void rds_send_uncharge(struct rds_msg *m)
+{
+	struct rds_sock *rs = m->rs;
+
+	spin_lock_bh(&rs->snd_lock);
+	rs->snd_bytes -= rds_msg_charge(m->len);
+	spin_unlock_bh(&rs->snd_lock);
+	rs->sk.sk_write_space(&rs->sk);
+	m->rs = NULL;
+	sock_put(&rs->sk);
+}
+
+/**
+ * rds_send_sock_dead() - whether a sender is closed
+ * @rs: the socket
+ *
+ * Context: any.
+ */
+bool rds_send_sock_dead(const struct rds_sock *rs)
+{
+	return READ_ONCE(rs->dead);
+}
+
 /*
  * Charge the message to the sender's buffer (payload and descriptor),
  * waiting for room unless non-blocking.

@@ -8,8 +8,12 @@
 #include <linux/types.h>
 
 struct msghdr;
+struct rds_msg;
+struct rds_sock;
 struct socket;
 
 int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t len);
+void rds_send_uncharge(struct rds_msg *m);
+bool rds_send_sock_dead(const struct rds_sock *rs);
 
 #endif /* _RDS_ZC_SEND_H */

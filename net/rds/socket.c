@@ -137,7 +137,7 @@ static int rds_release(struct socket *sock)
 	/* Dead first: a connection's shutdown then drops what it holds. */
 	purged = rds_recv_purge(rs);
 	if (READ_ONCE(rs->bound_port))
-		rds_conn_cancel(rs, 0, 0, true);
+		rds_conn_cancel(rs, sock_net(sk), rs->bound_addr, 0, 0, true);
 	trace_rds_sock_release(rs, rs->bound_addr, rs->bound_port, purged);
 	/* Keys invalidated and pages unpinned before close returns. */
 	rds_rdma_sock_release(rs);

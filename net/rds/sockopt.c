@@ -51,7 +51,8 @@ static int rds_opt_cancel_sent_to(struct rds_sock *rs, sockptr_t optval,
 		return -EINVAL;
 	if (copy_from_sockptr(&sin, optval, sizeof(sin)))
 		return -EFAULT;
-	rds_conn_cancel(rs, sin.sin_addr.s_addr, sin.sin_port, false);
+	rds_conn_cancel(rs, sock_net(&rs->sk), READ_ONCE(rs->bound_addr),
+			sin.sin_addr.s_addr, sin.sin_port, false);
 	return 0;
 }
 

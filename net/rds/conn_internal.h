@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared among the files of the connection layer only (connection.c,
+ * conn_state.c, conn_send.c, conn_recv.c, conn_info.c); everyone else
+ * uses connection.h.
+ */
+#ifndef _RDS_ZC_CONN_INTERNAL_H
+#define _RDS_ZC_CONN_INTERNAL_H
+
+#include <linux/list.h>
+#include <linux/types.h>
+
+struct rds_conn;
+struct rds_conn_upcalls;
+struct rds_msg;
+struct work_struct;
+struct workqueue_struct;
+
+/* Every connection, under RCU; written under connection.c's lock. */
+extern struct list_head rds_conn_list;
+/* Connect, send and shutdown work of every connection. */
+extern struct workqueue_struct *rds_conn_wq;
+/* The socket layer's side, from rds_conn_init(). */
+extern const struct rds_conn_upcalls *rds_conn_up;
+
+/* conn_state.c */
+bool rds_conn_set_state(struct rds_conn *conn, int from, int to,
+			const char *reason);
+void rds_conn_connect_if_down(struct rds_conn *conn);
+void rds_conn_connect_work(struct work_struct *work);
+void rds_conn_watchdog_work(struct work_struct *work);
+void rds_conn_shutdown_work(struct work_struct *work);
+
+/* conn_send.c */
+bool rds_conn_msg_orphan(const struct rds_msg *m);
+void rds_conn_msgs_done(struct list_head *list);
+void rds_conn_enqueue(struct rds_conn *conn, struct rds_msg *m);
+void rds_conn_send_work(struct work_struct *work);
+void rds_conn_ack_probe_work(struct work_struct *work);
+
+#endif /* _RDS_ZC_CONN_INTERNAL_H */

@@ -1,0 +1,402 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A connection's send side: sequence numbers, the send and retransmit
+ * queues, the congestion map update, the ACK probe, acknowledgments and
+ * cancellation (connection.h; wire sections 5 and 7).
+ */
+#include <linux/rculist.h>
+#include <linux/workqueue.h>
+#include <net/net_namespace.h>
+#include <uapi/linux/rds.h>
+
+#include "cong.h"
+#include "conn_internal.h"
+#include "connection.h"
+#include "message.h"
+#include "rdma.h"
+#include "stats.h"
+#include "sysctl.h"
+#include "trace.h"
+#include "transport.h"
+
+/* How long a sender waits for the ACK of its last message before asking. */
+#define RDS_ACK_PROBE_DELAY	max(msecs_to_jiffies(10), 2UL)
+
+/*
+ * A message of a closed socket: nobody waits for it any more, and its
+ * pages and keys wait for it to go.  Caller holds conn->lock; the
+ * message's socket reference keeps m->rs valid.
+ */
+bool rds_conn_msg_orphan(const struct rds_msg *m)
+{
+	return m->rs && rds_conn_up->sock_dead(m->rs);
+}
+
+/*
+ * A message leaves the connection for good: acknowledged, cancelled or
+ * destroyed.  Its sender's buffer is uncharged and woken.
+ */
+static void rds_conn_msg_done(struct rds_msg *m)
+{
+	if (m->rs)
+		rds_conn_up->uncharge(m);
+	rds_msg_put(m);
+}
+
+/* Take a message off the connection's queues for good, if still there. */
+static void rds_conn_msg_unqueue(struct rds_conn *conn, struct rds_msg *m)
+{
+	bool queued;
+
+	spin_lock_bh(&conn->lock);
+	queued = !list_empty(&m->conn_item);
+	list_del_init(&m->conn_item);
+	spin_unlock_bh(&conn->lock);
+	if (queued)
+		rds_conn_msg_done(m);	/* the queue's reference */
+}
+
+/* Number @m and put it at the end of the send queue.  Context: any. */
+void rds_conn_enqueue(struct rds_conn *conn, struct rds_msg *m)
+{
+	spin_lock_bh(&conn->lock);
+	m->seq = conn->next_tx_seq++;
+	list_add_tail(&m->conn_item, &conn->send_queue);
+	trace_rds_conn_queue(conn, m->seq, m->len, m->flags);
+	spin_unlock_bh(&conn->lock);
+	rds_stat_inc(RDS_STAT_SEND_QUEUED);
+}
+
+/* Each message of @list leaves its connection for good. */
+void rds_conn_msgs_done(struct list_head *list)
+{
+	struct rds_msg *m, *tmp;
+
+	list_for_each_entry_safe(m, tmp, list, conn_item) {
+		list_del_init(&m->conn_item);
+		rds_conn_msg_done(m);
+	}
+}
+
+/* The whole map of our address, as the peer expects it (wire 7.1). */
+static struct rds_msg *rds_conn_cong_msg(struct rds_conn *conn)
+{
+	struct rds_msg *m = rds_msg_alloc(RDS_CONG_MAP_BYTES, GFP_KERNEL);
+
+	if (!m)
+		return NULL;
+	rds_cong_map_copy_le(conn->lmap, m->pages, m->nr_pages);
+	m->flags = RDS_FLAG_CONG_BITMAP;
+	return m;
+}
+
+/*
+ * Pick the next message: the congestion map if it changed, else the head
+ * of send_queue, which moves to retrans.  ACK_REQUIRED is set by the
+ * peer's budget rule (every max_unacked_packets + 1 messages or
+ * max_unacked_bytes).  A sender that goes idle is not acknowledged at
+ * once: the peer's answer usually carries the ACK, else the ACK probe
+ * asks for it (rds_conn_ack_probe_work()).
+ */
+static struct rds_msg *rds_conn_pick(struct rds_conn *conn)
+{
+	struct rds_msg *m;
+
+	if (test_and_clear_bit(RDS_CONN_CONG_PENDING, &conn->flags)) {
+		m = rds_conn_cong_msg(conn);
+		if (m) {
+			rds_stat_inc(RDS_STAT_CONG_UPDATE_SENT);
+			return m;
+		}
+		set_bit(RDS_CONN_CONG_PENDING, &conn->flags);
+	}
+
+	spin_lock_bh(&conn->lock);
+	m = list_first_entry_or_null(&conn->send_queue, struct rds_msg,
+				     conn_item);
+	if (m) {
+		list_move_tail(&m->conn_item, &conn->retrans);
+		m->xmit_jiffies = jiffies;
+		if (!conn->unacked_pkts || conn->unacked_bytes < m->len)
+			m->flags |= RDS_FLAG_ACK_REQUIRED;
+		if (m->flags & RDS_FLAG_ACK_REQUIRED) {
+			conn->unacked_pkts = rds_sysctl_max_unacked_packets();
+			conn->unacked_bytes = rds_sysctl_max_unacked_bytes();
+		} else {
+			conn->unacked_pkts--;
+			conn->unacked_bytes -= m->len;
+		}
+		rds_msg_get(m);
+	}
+	spin_unlock_bh(&conn->lock);
+	if (m && (m->flags & RDS_FLAG_RETRANSMITTED)) {
+		atomic64_inc(&conn->retransmits);
+		rds_stat_inc(RDS_STAT_SEND_RETRANSMIT);
+	}
+	return m;
+}
+
+/* Push what is queued into the transport.  Caller holds work_mutex. */
+static void rds_conn_send_locked(struct rds_conn *conn)
+{
+	int ret;
+
+	while (rds_conn_state(conn) == RDS_CONN_UP &&
+	       !test_bit(RDS_CONN_DEAD, &conn->flags)) {
+		if (!conn->xmit_msg) {
+			WRITE_ONCE(conn->xmit_msg, rds_conn_pick(conn));
+			conn->xmit_frag = 0;
+			if (!conn->xmit_msg)
+				break;
+			trace_rds_conn_xmit(conn, conn->xmit_msg->seq,
+					    conn->xmit_msg->len,
+					    conn->xmit_msg->flags);
+		}
+		ret = conn->trans->xmit(conn, conn->xmit_msg, &conn->xmit_frag);
+		if (ret)
+			trace_rds_conn_xmit_stop(conn, conn->xmit_msg->seq,
+						 conn->xmit_frag, ret);
+		if (ret == -EAGAIN)
+			break;
+		if (ret) {
+			rds_zc_conn_drop(conn, "xmit failed");
+			break;
+		}
+		if (!(conn->xmit_msg->flags & RDS_FLAG_CONG_BITMAP)) {
+			atomic64_inc(&conn->tx_msgs);
+			rds_stat_inc(RDS_STAT_SEND_XMIT);
+		}
+		/* Nothing will acknowledge a message that sent no SEND. */
+		if (conn->xmit_msg->no_sends)
+			rds_conn_msg_unqueue(conn, conn->xmit_msg);
+		rds_msg_put(conn->xmit_msg);
+		WRITE_ONCE(conn->xmit_msg, NULL);
+	}
+	/* Pending already after the first of a burst: cheap to repeat. */
+	if (!list_empty_careful(&conn->retrans) &&
+	    !test_bit(RDS_CONN_DEAD, &conn->flags))
+		queue_delayed_work(rds_conn_wq, &conn->ack_probe_w,
+				   RDS_ACK_PROBE_DELAY);
+}
+
+/* send_w: push what is queued when the caller could not. */
+void rds_conn_send_work(struct work_struct *work)
+{
+	struct rds_conn *conn = container_of(work, struct rds_conn, send_w);
+
+	mutex_lock(&conn->work_mutex);
+	rds_conn_send_locked(conn);
+	mutex_unlock(&conn->work_mutex);
+}
+
+/* Send now if nobody else is, else leave it to the send work. */
+static void rds_conn_push(struct rds_conn *conn)
+{
+	if (rds_conn_state(conn) != RDS_CONN_UP) {
+		rds_conn_connect_if_down(conn);
+		return;
+	}
+	if (mutex_trylock(&conn->work_mutex)) {
+		rds_conn_send_locked(conn);
+		mutex_unlock(&conn->work_mutex);
+	} else {
+		queue_work(rds_conn_wq, &conn->send_w);
+	}
+}
+
+/*
+ * The ACK probe (wire 5.3): the newest message sent went out without
+ * ACK_REQUIRED and nothing acknowledged it for RDS_ACK_PROBE_DELAY, so
+ * the peer has nothing to send back: ask for the ACK with a message from
+ * port 0 to port 0 that carries ACK_REQUIRED and is then dropped.  Until
+ * the ACK comes the messages hold their senders' buffers and the pages
+ * of their RDMA operations.  Acknowledging at once every message after
+ * which the queue went idle costs each request/response exchange two
+ * ACK frames; the answer carries the ACK instead.  One payload byte,
+ * zero, keeps the probe from reading as an ACK frame.
+ */
+void rds_conn_ack_probe_work(struct work_struct *work)
+{
+	struct rds_conn *conn = container_of(to_delayed_work(work),
+					     struct rds_conn, ack_probe_w);
+	unsigned long due = 0;
+	struct rds_msg *m;
+
+	if (rds_conn_state(conn) != RDS_CONN_UP ||
+	    test_bit(RDS_CONN_DEAD, &conn->flags))
+		return;
+	spin_lock_bh(&conn->lock);
+	if (!list_empty(&conn->retrans) && list_empty(&conn->send_queue)) {
+		m = list_last_entry(&conn->retrans, struct rds_msg, conn_item);
+		if (!(m->flags & RDS_FLAG_ACK_REQUIRED))
+			due = m->xmit_jiffies + RDS_ACK_PROBE_DELAY;
+	}
+	spin_unlock_bh(&conn->lock);
+	if (!due)
+		return;	/* acknowledged, asked for, or still sending */
+	if (time_before(jiffies, due)) {
+		queue_delayed_work(rds_conn_wq, &conn->ack_probe_w,
+				   due - jiffies);
+		return;
+	}
+	m = rds_msg_alloc(1, GFP_KERNEL | __GFP_ZERO);
+	if (!m)
+		return;	/* the next message sent tries again */
+	m->flags = RDS_FLAG_ACK_REQUIRED;
+	rds_conn_enqueue(conn, m);
+	rds_stat_inc(RDS_STAT_SEND_ACK_PROBE);
+	rds_conn_push(conn);
+}
+
+/**
+ * rds_zc_conn_acked() - the peer has every message up to @seq
+ * @conn: the connection
+ * @seq: cumulative acknowledgment (wire 5.2)
+ *
+ * Messages up to @seq leave the connection and their senders' buffers
+ * are released.  Retransmissions not yet sent that the peer already has
+ * are released too.
+ *
+ * Context: any; the transport's receive path.
+ */
+void rds_zc_conn_acked(struct rds_conn *conn, u64 seq)
+{
+	struct rds_msg *m, *tmp;
+	LIST_HEAD(done);
+
+	spin_lock_bh(&conn->lock);
+	list_for_each_entry_safe(m, tmp, &conn->retrans, conn_item) {
+		if (m->seq > seq)
+			break;
+		list_move_tail(&m->conn_item, &done);
+	}
+	list_for_each_entry_safe(m, tmp, &conn->send_queue, conn_item) {
+		if (m->seq > seq || !(m->flags & RDS_FLAG_RETRANSMITTED))
+			break;
+		list_move_tail(&m->conn_item, &done);
+	}
+	spin_unlock_bh(&conn->lock);
+
+	list_for_each_entry_safe(m, tmp, &done, conn_item) {
+		trace_rds_conn_acked(conn, m->seq, m->len, m->flags);
+		rds_stat_inc(RDS_STAT_SEND_ACKED);
+		list_del_init(&m->conn_item);
+		rds_conn_msg_done(m);
+	}
+}
+EXPORT_SYMBOL_GPL(rds_zc_conn_acked);
+
+/**
+ * rds_zc_conn_kick() - the transport has room again: resume sending
+ * @conn: the connection
+ *
+ * Context: any.
+ */
+void rds_zc_conn_kick(struct rds_conn *conn)
+{
+	if (rds_conn_state(conn) == RDS_CONN_UP)
+		queue_work(rds_conn_wq, &conn->send_w);
+}
+EXPORT_SYMBOL_GPL(rds_zc_conn_kick);
+
+/**
+ * rds_conn_queue() - queue a message for the peer and start sending it
+ * @conn: the connection
+ * @m: the message, header fields and sender set, sender charged; the
+ *     connection takes over the caller's reference
+ *
+ * Context: process context.
+ * Return: 0.
+ */
+int rds_conn_queue(struct rds_conn *conn, struct rds_msg *m)
+{
+	rds_conn_enqueue(conn, m);
+	rds_conn_push(conn);
+	return 0;
+}
+
+/**
+ * rds_conn_cong_changed() - a local address's map changed: tell its peers
+ * @net: namespace
+ * @laddr: the address
+ *
+ * Context: any.
+ */
+void rds_conn_cong_changed(struct net *net, __be32 laddr)
+{
+	struct rds_conn *conn;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(conn, &rds_conn_list, all_item) {
+		if (conn->laddr != laddr || !net_eq(conn->net, net))
+			continue;
+		set_bit(RDS_CONN_CONG_PENDING, &conn->flags);
+		rds_zc_conn_kick(conn);
+	}
+	rcu_read_unlock();
+}
+
+/**
+ * rds_conn_cancel() - withdraw a socket's messages not yet sent
+ * @rs: the sending socket, compared only
+ * @net: its namespace
+ * @laddr: the address it is bound to
+ * @daddr: destination address
+ * @dport: destination port
+ * @any_dest: every destination (socket close), else only @daddr:@dport
+ *
+ * A message the transport has taken stays on RDS_CANCEL_SENT_TO: it may
+ * have arrived.  On close (@any_dest) those waiting for their ACK go too,
+ * as in the distribution's RDS: a peer that never acknowledges, or a
+ * reconnection, would otherwise hold the socket's pages and keys, and
+ * close() waits for those.  Not the one the transport is still posting:
+ * stuck for credits, the ACK watchdog must see it and drop the
+ * connection, and the shutdown then drops it (rds_conn_msg_orphan()).
+ * The RDMA operation of a message withdrawn unsent never ran: it ends as
+ * RDS_RDMA_CANCELED, reported like any other end (rds_rdma_op_done()):
+ * with RDS_RDMA_NOTIFY_ME, as by the distribution's RDS, and under
+ * RDS_RECVERR as a failure, which the distribution leaves unreported.
+ *
+ * Context: process context.
+ * Return: the number of messages withdrawn.
+ */
+unsigned int rds_conn_cancel(const struct rds_sock *rs, struct net *net,
+			     __be32 laddr, __be32 daddr, __be16 dport,
+			     bool any_dest)
+{
+	struct rds_msg *m, *tmp, *xmit;
+	struct rds_conn *conn;
+	unsigned int n = 0;
+	LIST_HEAD(done);
+	LIST_HEAD(sent);
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(conn, &rds_conn_list, all_item) {
+		if (conn->laddr != laddr || !net_eq(conn->net, net) ||
+		    (!any_dest && conn->faddr != daddr))
+			continue;
+		spin_lock_bh(&conn->lock);
+		list_for_each_entry_safe(m, tmp, &conn->send_queue, conn_item) {
+			if (m->rs == rs && (any_dest || m->dport == dport)) {
+				list_move_tail(&m->conn_item, &done);
+				n++;
+			}
+		}
+		if (any_dest) {
+			xmit = READ_ONCE(conn->xmit_msg);
+			list_for_each_entry_safe(m, tmp, &conn->retrans,
+						 conn_item)
+				if (m->rs == rs && m != xmit)
+					list_move_tail(&m->conn_item, &sent);
+		}
+		spin_unlock_bh(&conn->lock);
+	}
+	rcu_read_unlock();
+	rds_stat_add(RDS_STAT_SEND_CANCELLED, n);
+	list_for_each_entry(m, &done, conn_item)
+		if (m->op)
+			rds_rdma_op_done(m->op, RDS_RDMA_CANCELED);
+	rds_conn_msgs_done(&done);
+	rds_conn_msgs_done(&sent);
+	return n;
+}

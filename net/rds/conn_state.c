@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The connection state machine (connection.h): connect and accept, the
+ * ACK watchdog, drop, shutdown and reconnect with back-off.
+ */
+#include <linux/random.h>
+#include <linux/workqueue.h>
+#include <uapi/linux/rds.h>
+
+#include "conn_internal.h"
+#include "connection.h"
+#include "message.h"
+#include "rdma.h"
+#include "stats.h"
+#include "sysctl.h"
+#include "trace.h"
+#include "transport.h"
+
+/* One transition, from @from only; exactly one caller wins it. */
+bool rds_conn_set_state(struct rds_conn *conn, int from, int to,
+			const char *reason)
+{
+	if (atomic_cmpxchg(&conn->state, from, to) != from)
+		return false;
+	trace_rds_conn_state(conn, conn->laddr, conn->faddr, conn->tos, from,
+			     to, reason);
+	return true;
+}
+
+/* Something waits to be sent: connect, unless already on the way. */
+void rds_conn_connect_if_down(struct rds_conn *conn)
+{
+	if (rds_conn_state(conn) == RDS_CONN_DOWN &&
+	    !test_bit(RDS_CONN_DEAD, &conn->flags) &&
+	    !test_and_set_bit(RDS_CONN_RECONNECT_PENDING, &conn->flags))
+		queue_delayed_work(rds_conn_wq, &conn->connect_w, 0);
+}
+
+/*
+ * After a drop: 0 the first time after UP, then random delays below a
+ * bound that doubles from reconnect_min_delay_ms to reconnect_max_delay_ms
+ * (wire section 1.8).  Two peers that both reconnect thus stop colliding.
+ * Caller holds work_mutex.
+ */
+static void rds_conn_queue_reconnect(struct rds_conn *conn)
+{
+	unsigned long min_j = max(msecs_to_jiffies(rds_sysctl_reconnect_min_ms()), 1UL);
+	unsigned long max_j = max(msecs_to_jiffies(rds_sysctl_reconnect_max_ms()), min_j);
+	unsigned long bound = conn->reconnect_delay;
+	unsigned long delay = 0;
+
+	if (!bound) {
+		conn->reconnect_delay = min_j;
+	} else {
+		delay = get_random_u32() % bound;
+		conn->reconnect_delay = min(bound * 2, max_j);
+	}
+	if (test_and_set_bit(RDS_CONN_RECONNECT_PENDING, &conn->flags))
+		return;
+	rds_stat_inc(RDS_STAT_CONN_RECONNECT);
+	queue_delayed_work(rds_conn_wq, &conn->connect_w, delay);
+}
+
+/* connect_w: DOWN to CONNECTING, and the transport connects. */
+void rds_conn_connect_work(struct work_struct *work)
+{
+	struct rds_conn *conn = container_of(to_delayed_work(work),
+					     struct rds_conn, connect_w);
+	int ret;
+
+	clear_bit(RDS_CONN_RECONNECT_PENDING, &conn->flags);
+	mutex_lock(&conn->work_mutex);
+	if (!test_bit(RDS_CONN_DEAD, &conn->flags) &&
+	    rds_conn_set_state(conn, RDS_CONN_DOWN, RDS_CONN_CONNECTING,
+			       "connect")) {
+		rds_stat_inc(RDS_STAT_CONN_CONNECT);
+		ret = conn->trans->conn_connect(conn);
+		if (ret)
+			rds_zc_conn_drop(conn, "connect failed");
+	}
+	mutex_unlock(&conn->work_mutex);
+}
+
+/*
+ * A connection whose oldest message waits longer than unacked_timeout_ms
+ * for its acknowledgment is dead even if the transport did not notice (a
+ * soft-RoCE QP can stall in RTS after its link went down): drop it, and
+ * the reconnect resends what the peer may not have.
+ */
+void rds_conn_watchdog_work(struct work_struct *work)
+{
+	struct rds_conn *conn = container_of(to_delayed_work(work),
+					     struct rds_conn, watchdog_w);
+	unsigned int ms = rds_sysctl_unacked_timeout_ms();
+	unsigned long timeout = msecs_to_jiffies(ms);
+	bool stalled = false;
+	struct rds_msg *m;
+
+	if (rds_conn_state(conn) != RDS_CONN_UP ||
+	    test_bit(RDS_CONN_DEAD, &conn->flags))
+		return;
+	spin_lock_bh(&conn->lock);
+	m = list_first_entry_or_null(&conn->retrans, struct rds_msg, conn_item);
+	if (ms && m && time_after(jiffies, m->xmit_jiffies + timeout))
+		stalled = true;
+	spin_unlock_bh(&conn->lock);
+	if (stalled) {
+		rds_stat_inc(RDS_STAT_CONN_ACK_TIMEOUT);
+		rds_zc_conn_drop(conn, "no ACK progress");
+		return;
+	}
+	queue_delayed_work(rds_conn_wq, &conn->watchdog_w, HZ);
+}
+
+/*
+ * shutdown_w: after a drop, tear the transport down, requeue or drop
+ * what the peer may not have, and reconnect if anything waits.
+ */
+void rds_conn_shutdown_work(struct work_struct *work)
+{
+	struct rds_conn *conn = container_of(work, struct rds_conn, shutdown_w);
+	struct rds_msg *m, *tmp;
+	LIST_HEAD(dropped);
+	bool pending;
+
+	mutex_lock(&conn->work_mutex);
+	if (test_bit(RDS_CONN_DEAD, &conn->flags) ||
+	    !rds_conn_set_state(conn, RDS_CONN_ERROR, RDS_CONN_DISCONNECTING,
+				"shutdown"))
+		goto out;
+
+	conn->trans->conn_shutdown(conn);
+	if (conn->xmit_msg) {
+		rds_msg_put(conn->xmit_msg);
+		WRITE_ONCE(conn->xmit_msg, NULL);
+	}
+
+	/*
+	 * What the peer may not have: again, first, marked (wire 5.4).
+	 * Not a message with an RDMA operation, which may have run: it
+	 * ends as dropped (wire 9), unless it was reported already.  Not
+	 * one whose socket is closed either (rds_conn_cancel()).
+	 */
+	spin_lock_bh(&conn->lock);
+	list_for_each_entry_safe(m, tmp, &conn->retrans, conn_item) {
+		if (m->op || rds_conn_msg_orphan(m))
+			list_move_tail(&m->conn_item, &dropped);
+		else
+			m->flags |= RDS_FLAG_RETRANSMITTED |
+				    RDS_FLAG_ACK_REQUIRED;
+	}
+	list_splice_init(&conn->retrans, &conn->send_queue);
+	pending = !list_empty(&conn->send_queue);
+	spin_unlock_bh(&conn->lock);
+	list_for_each_entry(m, &dropped, conn_item) {
+		if (!m->op)
+			continue;
+		rds_rdma_op_done(m->op, RDS_RDMA_DROPPED);
+		rds_stat_inc(RDS_STAT_RDMA_DROPPED);
+	}
+	rds_conn_msgs_done(&dropped);
+
+	rds_conn_set_state(conn, RDS_CONN_DISCONNECTING, RDS_CONN_DOWN, "down");
+	if (pending)
+		rds_conn_queue_reconnect(conn);
+out:
+	mutex_unlock(&conn->work_mutex);
+}
+
+/**
+ * rds_zc_conn_accept() - the peer asks to connect: may it?
+ * @conn: the connection its request names
+ *
+ * Only a connection that is down is taken over by an incoming request.
+ * One that is up is taken to be stale (the peer restarted) and dropped;
+ * the request is refused all the same and the peer retries.
+ *
+ * Both ends connecting at once are told apart by address, so that the
+ * race ends in one round: the end with the lower address yields, gives
+ * up its own attempt and accepts; the higher one refuses, and its own
+ * request is the one accepted.  The distribution refuses whenever it is
+ * connecting (wire 1.5), so against it as the lower end both refuse and
+ * the random back-off settles it, as between two of its own.
+ *
+ * Context: any.
+ * Return: 0 if the caller now owns the connect (state CONNECTING),
+ * -EINPROGRESS if the caller should replace its own attempt in progress
+ * by this request (state stays CONNECTING), or -EBUSY if it must reject
+ * the request.
+ */
+int rds_zc_conn_accept(struct rds_conn *conn)
+{
+	if (test_bit(RDS_CONN_DEAD, &conn->flags))
+		return -EBUSY;
+	if (rds_conn_set_state(conn, RDS_CONN_DOWN, RDS_CONN_CONNECTING,
+			       "accept")) {
+		rds_stat_inc(RDS_STAT_CONN_ACCEPT);
+		return 0;
+	}
+	switch (rds_conn_state(conn)) {
+	case RDS_CONN_UP:
+		rds_zc_conn_drop(conn, "peer reconnects");
+		break;
+	case RDS_CONN_CONNECTING:
+		if (ntohl(conn->laddr) < ntohl(conn->faddr)) {
+			rds_stat_inc(RDS_STAT_CONN_RACE_YIELD);
+			return -EINPROGRESS;
+		}
+		rds_stat_inc(RDS_STAT_CONN_RACE_REFUSE);
+		break;
+	default:	/* going down: the peer retries */
+		break;
+	}
+	return -EBUSY;
+}
+EXPORT_SYMBOL_GPL(rds_zc_conn_accept);
+
+/**
+ * rds_zc_conn_connected() - the transport connection is established
+ * @conn: a connection in CONNECTING
+ *
+ * Our congestion map goes out first, then retransmissions, then the rest.
+ *
+ * Context: any.
+ */
+void rds_zc_conn_connected(struct rds_conn *conn)
+{
+	if (!rds_conn_set_state(conn, RDS_CONN_CONNECTING, RDS_CONN_UP, "up"))
+		return;
+	rds_stat_inc(RDS_STAT_CONN_UP);
+	WRITE_ONCE(conn->reconnect_delay, 0);
+	set_bit(RDS_CONN_CONG_PENDING, &conn->flags);
+	/* Being destroyed: queue nothing (see rds_conn_destroy()). */
+	if (test_bit(RDS_CONN_DEAD, &conn->flags))
+		return;
+	queue_work(rds_conn_wq, &conn->send_w);
+	mod_delayed_work(rds_conn_wq, &conn->watchdog_w, HZ);
+}
+EXPORT_SYMBOL_GPL(rds_zc_conn_connected);
+
+/**
+ * rds_zc_conn_drop() - the transport connection failed: tear it down
+ * @conn: the connection
+ * @reason: a few words for the trace
+ *
+ * Does nothing unless the connection is connecting or up.  The shutdown
+ * work tears the transport down, requeues unacknowledged messages and
+ * reconnects if anything waits to be sent.
+ *
+ * Context: any.
+ */
+void rds_zc_conn_drop(struct rds_conn *conn, const char *reason)
+{
+	int old = rds_conn_state(conn);
+
+	while (old == RDS_CONN_CONNECTING || old == RDS_CONN_UP) {
+		if (rds_conn_set_state(conn, old, RDS_CONN_ERROR, reason)) {
+			atomic_inc(&conn->drops);
+			rds_stat_inc(RDS_STAT_CONN_DROP);
+			queue_work(rds_conn_wq, &conn->shutdown_w);
+			return;
+		}
+		old = rds_conn_state(conn);
+	}
+}
+EXPORT_SYMBOL_GPL(rds_zc_conn_drop);

@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""layers.py - check that the core's files only call down.
+
+Usage: layers.py OBJDIR
+
+OBJDIR holds the object files of a build of net/rds (build-modules.sh
+prints it).  For every object file of the core module, rds_zc, the
+symbols it defines and those it uses are read with nm, and every use of
+another file's symbol, function or data, is checked against LAYERS: a
+file may use its own layer and those below, never one above.  A layer
+of several files is one component, whose private header they share
+(conn_internal.h, mr.h, rdma_op.h).  Tracepoint symbols are left out:
+trace.c defines them for everyone.
+
+Exits 1, naming each upward use, if there is one, or if a file of the
+core is in no layer (a new file must be placed), or if a layer names a
+file that was not built.  Documentation/networking/rds_zc.rst describes
+the layers.
+"""
+import os
+import subprocess
+import sys
+
+# Bottom first.
+LAYERS = [
+    ('base', ['stats', 'sysctl', 'trace']),
+    ('message', ['message']),
+    ('cong', ['cong']),
+    ('rdma', ['rdma', 'mr', 'rdma_op', 'op_barrier']),
+    ('connection', ['connection', 'conn_state', 'conn_send', 'conn_recv',
+                    'conn_info']),
+    ('transport', ['transport']),
+    ('bind', ['bind']),
+    ('recv', ['recv']),
+    ('loop', ['loop']),
+    ('send', ['send']),
+    ('socket', ['socket', 'sockopt', 'info']),
+    ('module', ['module']),
+]
+
+TRACE_PREFIXES = ('__tracepoint_', '__traceiter_', '__SCT__tp_func_',
+                  '__SCK__tp_func_', '__bpf_trace_tp_map_')
+
+
+def symbols(path):
+    """(defined, used) symbol sets of one object file."""
+    out = subprocess.run(['nm', path], capture_output=True, text=True,
+                         check=True).stdout
+    defined, used = set(), set()
+    for line in out.splitlines():
+        fields = line.split()
+        if len(fields) == 3 and fields[1] in 'TDBRG':
+            defined.add(fields[2])
+        elif len(fields) == 2 and fields[0] == 'U':
+            used.add(fields[1])
+    return defined, used
+
+
+def core_objects(objdir):
+    """The object files linked into rds_zc.ko, from the build's .mod."""
+    mod = os.path.join(objdir, 'rds_zc.mod')
+    with open(mod, encoding='utf-8') as f:
+        names = f.read().split()
+    return [os.path.splitext(os.path.basename(n))[0] for n in names]
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    objdir = sys.argv[1]
+    level = {}
+    for i, (_, files) in enumerate(LAYERS):
+        for name in files:
+            level[name] = i
+    objs = core_objects(objdir)
+    bad = 0
+    for name in objs:
+        if name not in level:
+            print(f'{name}.o: in no layer of {sys.argv[0]}')
+            bad += 1
+    for name in level:
+        if name not in objs:
+            print(f'{name}: a layer names it, rds_zc.mod does not')
+            bad += 1
+    owner, uses = {}, {}
+    for name in objs:
+        defined, used = symbols(os.path.join(objdir, name + '.o'))
+        for sym in defined:
+            owner[sym] = name
+        uses[name] = used
+    edges = 0
+    for name in objs:
+        for sym in sorted(uses[name]):
+            to = owner.get(sym)
+            if to is None or to == name or sym.startswith(TRACE_PREFIXES):
+                continue
+            edges += 1
+            if level.get(to, -1) > level.get(name, -1):
+                print(f'{name}.o ({LAYERS[level[name]][0]}) uses {sym} '
+                      f'of {to}.o ({LAYERS[level[to]][0]}), a layer above')
+                bad += 1
+    print(f'{len(objs)} files in {len(LAYERS)} layers, {edges} uses '
+          f'between files, {bad} problems')
+    return 1 if bad else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
