@@ -160,6 +160,7 @@ void rds_conn_shutdown_work(struct work_struct *work)
 	}
 	rds_conn_msgs_done(&dropped);
 
+	WRITE_ONCE(conn->down_since, jiffies);
 	rds_conn_set_state(conn, RDS_CONN_DISCONNECTING, RDS_CONN_DOWN, "down");
 	if (pending)
 		rds_conn_queue_reconnect(conn);

@@ -7,7 +7,9 @@
  *
  * Locking: rds_conn_lock protects the connection hash and list for
  * writers; readers walk them under RCU.  A connection is freed only by
- * rds_conn_destroy_all(), after a grace period.
+ * rds_conn_destroy_all() or by the reaper, after a grace period, and
+ * rds_conn_reap_mutex keeps the two apart, so that a transport is never
+ * unregistered while the reaper still destroys one of its connections.
  */
 #include <linux/errno.h>
 #include <linux/jhash.h>
@@ -33,6 +35,10 @@ static DEFINE_SPINLOCK(rds_conn_lock);	/* writers of hash and list */
 
 struct workqueue_struct *rds_conn_wq;
 const struct rds_conn_upcalls *rds_conn_up;
+
+static void rds_conn_reap_work(struct work_struct *work);
+static DECLARE_DELAYED_WORK(rds_conn_reap_w, rds_conn_reap_work);
+static DEFINE_MUTEX(rds_conn_reap_mutex);	/* reaper vs destroy_all */
 
 static struct hlist_head *rds_conn_bucket(const struct net *net, __be32 laddr,
 					  __be32 faddr, u8 tos)
@@ -67,8 +73,8 @@ static struct rds_conn *rds_conn_find(const struct net *net, __be32 laddr,
  * @trans: the transport that carries it; used only when creating
  *
  * Context: process context, may sleep.
- * Return: the connection, valid until @trans is unregistered, or an
- * ERR_PTR: -ENOMEM, or the transport's error.
+ * Return: the connection with a reference the caller gives back with
+ * rds_zc_conn_put(), or an ERR_PTR: -ENOMEM, or the transport's error.
  */
 struct rds_conn *rds_zc_conn_get(struct net *net, __be32 laddr, __be32 faddr,
 				 u8 tos, const struct rds_transport *trans)
@@ -78,6 +84,8 @@ struct rds_conn *rds_zc_conn_get(struct net *net, __be32 laddr, __be32 faddr,
 
 	rcu_read_lock();
 	conn = rds_conn_find(net, laddr, faddr, tos);
+	if (conn && !refcount_inc_not_zero(&conn->users))
+		conn = NULL;	/* being reaped: make a new one */
 	rcu_read_unlock();
 	if (conn)
 		return conn;
@@ -92,6 +100,8 @@ struct rds_conn *rds_zc_conn_get(struct net *net, __be32 laddr, __be32 faddr,
 	new->faddr = faddr;
 	new->tos = tos;
 	new->trans = trans;
+	refcount_set(&new->users, 2);	/* the table's and the caller's */
+	new->down_since = jiffies;
 	atomic_set(&new->state, RDS_CONN_DOWN);
 	spin_lock_init(&new->lock);
 	INIT_LIST_HEAD(&new->send_queue);
@@ -122,6 +132,8 @@ struct rds_conn *rds_zc_conn_get(struct net *net, __be32 laddr, __be32 faddr,
 		list_add_tail_rcu(&new->all_item, &rds_conn_list);
 		conn = new;
 		new = NULL;
+	} else {
+		refcount_inc(&conn->users);	/* hashed: at least 1 */
 	}
 	spin_unlock_bh(&rds_conn_lock);
 	if (!new) {
@@ -140,6 +152,19 @@ out_maps:
 	return ret ? ERR_PTR(ret) : conn;
 }
 EXPORT_SYMBOL_GPL(rds_zc_conn_get);
+
+/**
+ * rds_zc_conn_put() - give back the reference of rds_zc_conn_get()
+ * @conn: the connection
+ *
+ * The table keeps its own: a connection is never freed here.
+ * Context: any.
+ */
+void rds_zc_conn_put(struct rds_conn *conn)
+{
+	refcount_dec(&conn->users);
+}
+EXPORT_SYMBOL_GPL(rds_zc_conn_put);
 
 static void rds_conn_cancel_works(struct rds_conn *conn)
 {
@@ -214,19 +239,84 @@ void rds_conn_destroy_all(const struct rds_transport *trans)
 	struct rds_conn *conn, *tmp;
 	LIST_HEAD(dead);
 
+	mutex_lock(&rds_conn_reap_mutex);
 	spin_lock_bh(&rds_conn_lock);
-	list_for_each_entry_safe(conn, tmp, &rds_conn_list, all_item) {
+	list_for_each_entry(conn, &rds_conn_list, all_item) {
 		if (conn->trans != trans)
 			continue;
 		hlist_del_rcu(&conn->hash_node);
-		list_del_rcu(&conn->all_item);
-		list_add_tail(&conn->all_item, &dead);
+		list_add_tail(&conn->dead_item, &dead);
 	}
+	list_for_each_entry(conn, &dead, dead_item)
+		list_del_rcu(&conn->all_item);
 	spin_unlock_bh(&rds_conn_lock);
 	synchronize_rcu();
 
-	list_for_each_entry_safe(conn, tmp, &dead, all_item)
+	list_for_each_entry_safe(conn, tmp, &dead, dead_item)
 		rds_conn_destroy(conn);
+	mutex_unlock(&rds_conn_reap_mutex);
+}
+
+/*
+ * Down for @idle jiffies with nothing to send, nothing waiting for an
+ * ACK and nothing ever received (connection.h).  Caller holds
+ * rds_conn_lock.
+ */
+static bool rds_conn_idle(struct rds_conn *conn, unsigned long idle)
+{
+	bool empty;
+
+	if (rds_conn_state(conn) != RDS_CONN_DOWN ||
+	    READ_ONCE(conn->next_rx_seq) || READ_ONCE(conn->xmit_msg) ||
+	    test_bit(RDS_CONN_RECONNECT_PENDING, &conn->flags) ||
+	    time_before(jiffies, READ_ONCE(conn->down_since) + idle))
+		return false;
+	spin_lock(&conn->lock);
+	empty = list_empty(&conn->send_queue) && list_empty(&conn->retrans);
+	spin_unlock(&conn->lock);
+	return empty;
+}
+
+/*
+ * The reaper: every half conn_reap_ms (between 100 ms and 10 s), free the
+ * idle connections nobody holds.  Taking the table's reference (users
+ * from 1 to 0) under the table's lock is what makes one ours: no lookup
+ * can take a new reference after that, and the connection leaves the
+ * table before the lock is dropped.
+ */
+static void rds_conn_reap_work(struct work_struct *work)
+{
+	unsigned int ms = rds_sysctl_conn_reap_ms();
+	unsigned long idle = msecs_to_jiffies(ms);
+	struct rds_conn *conn, *tmp;
+	unsigned int n = 0;
+	LIST_HEAD(dead);
+
+	mutex_lock(&rds_conn_reap_mutex);
+	if (ms) {
+		spin_lock_bh(&rds_conn_lock);
+		list_for_each_entry(conn, &rds_conn_list, all_item) {
+			if (!rds_conn_idle(conn, idle) ||
+			    !refcount_dec_if_one(&conn->users))
+				continue;
+			hlist_del_rcu(&conn->hash_node);
+			list_add_tail(&conn->dead_item, &dead);
+		}
+		list_for_each_entry(conn, &dead, dead_item)
+			list_del_rcu(&conn->all_item);
+		spin_unlock_bh(&rds_conn_lock);
+	}
+	if (!list_empty(&dead)) {
+		synchronize_rcu();
+		list_for_each_entry_safe(conn, tmp, &dead, dead_item) {
+			rds_conn_destroy(conn);
+			n++;
+		}
+		rds_stat_add(RDS_STAT_CONN_REAPED, n);
+	}
+	mutex_unlock(&rds_conn_reap_mutex);
+	queue_delayed_work(rds_conn_wq, &rds_conn_reap_w,
+			   clamp(msecs_to_jiffies(ms / 2), HZ / 10, 10UL * HZ));
 }
 
 /**
@@ -241,7 +331,10 @@ int rds_conn_init(const struct rds_conn_upcalls *up)
 	rds_conn_up = up;
 	rds_conn_wq = alloc_workqueue("rds_zc_conn", WQ_UNBOUND | WQ_MEM_RECLAIM,
 				      0);
-	return rds_conn_wq ? 0 : -ENOMEM;
+	if (!rds_conn_wq)
+		return -ENOMEM;
+	queue_delayed_work(rds_conn_wq, &rds_conn_reap_w, HZ);
+	return 0;
 }
 
 /**
@@ -249,6 +342,7 @@ int rds_conn_init(const struct rds_conn_upcalls *up)
  */
 void rds_conn_exit(void)
 {
+	cancel_delayed_work_sync(&rds_conn_reap_w);
 	WARN_ON(!list_empty(&rds_conn_list));
 	destroy_workqueue(rds_conn_wq);
 }

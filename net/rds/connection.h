@@ -5,7 +5,11 @@
  *
  * A struct rds_conn exists for each (net, laddr, faddr, tos) that has
  * been used, from its first use until its transport is unregistered, so
- * that sequence numbers survive reconnects.  It carries every message to
+ * that sequence numbers survive reconnects; or until it is reaped: one
+ * that stayed down for net.rds.conn_reap_ms with nothing to send, nothing
+ * waiting for an ACK and nothing ever received (so that no sequence
+ * number is forgotten that a peer's retransmission could need) is freed,
+ * so that connections to hosts that never answer do not pile up.  It carries every message to
  * its peer exactly once and in order: a message takes the next sequence
  * number when it is queued, moves from send_queue to retrans when the
  * transport picks it, and is freed when the peer acknowledges it.  When
@@ -33,6 +37,15 @@
  *  - next_rx_seq is written only from the transport's receive path,
  *    which runs in one context at a time per connection, and peeked at
  *    by RDS_INFO_CONNECTIONS.
+ *  - users counts the connection table's reference and those of callers
+ *    of rds_zc_conn_get(), who hold theirs across what they do with it
+ *    and give it back with rds_zc_conn_put().  The reaper frees a
+ *    connection only by taking the table's reference when it is the
+ *    last, under the table's lock; a lookup under RCU that finds users
+ *    at 0 takes the lock and finds the connection gone.  Work items,
+ *    transport callbacks and RCU walkers need no reference: the
+ *    connection is destroyed as at unload (rds_conn_destroy()).
+ *  - the table's lock nests outside lock.
  */
 #ifndef _RDS_ZC_CONNECTION_H
 #define _RDS_ZC_CONNECTION_H
@@ -40,6 +53,7 @@
 #include <linux/atomic.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/refcount.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
@@ -89,6 +103,9 @@ struct rds_conn {
 	/* The rest belongs to the core. */
 	struct hlist_node hash_node;	/* in the connection hash */
 	struct list_head all_item;	/* on the list of all connections */
+	struct list_head dead_item;	/* unhashed, waiting to be destroyed */
+	refcount_t	users;		/* see the top of this file */
+	unsigned long	down_since;	/* jiffies when it last went DOWN */
 	atomic_t	state;		/* enum rds_conn_state */
 	unsigned long	flags;		/* RDS_CONN_* bits, atomic */
 
@@ -130,6 +147,7 @@ static inline enum rds_conn_state rds_conn_state(const struct rds_conn *conn)
 /* For transports (exported by the core). */
 struct rds_conn *rds_zc_conn_get(struct net *net, __be32 laddr, __be32 faddr,
 				 u8 tos, const struct rds_transport *trans);
+void rds_zc_conn_put(struct rds_conn *conn);
 int rds_zc_conn_accept(struct rds_conn *conn);
 void rds_zc_conn_connected(struct rds_conn *conn);
 void rds_zc_conn_drop(struct rds_conn *conn, const char *reason);

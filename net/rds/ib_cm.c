@@ -388,7 +388,7 @@ static int rds_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *event)
 		goto reject;
 	ret = rds_zc_conn_accept(conn);
 	if (ret && ret != -EINPROGRESS)
-		goto reject;
+		goto reject_put;
 
 	ic = conn->tp;
 	mutex_lock(&ic->cm_mutex);
@@ -397,7 +397,7 @@ static int rds_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *event)
 		if (!ic->active || !ic->cm_id ||
 		    rds_conn_state(conn) != RDS_CONN_CONNECTING) {
 			mutex_unlock(&ic->cm_mutex);
-			goto reject;
+			goto reject_put;
 		}
 		set_bit(RDS_IB_RETIRING, &ic->flags);	/* teardown clears it */
 		rds_ib_teardown(ic);
@@ -431,6 +431,7 @@ static int rds_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *event)
 	mutex_unlock(&ic->cm_mutex);
 	if (old)
 		rdma_destroy_id(old);	/* the peer refuses its request */
+	rds_zc_conn_put(conn);
 	return 0;
 
 drop:
@@ -439,8 +440,11 @@ drop:
 	if (old)
 		rdma_destroy_id(old);
 	rds_zc_conn_drop(conn, "accept failed");
+	rds_zc_conn_put(conn);
 	return 0;
 
+reject_put:
+	rds_zc_conn_put(conn);
 reject:
 	rds_ib_reject(id);
 	return 1;

@@ -186,17 +186,20 @@ static int rds_send_remote(struct rds_sock *rs, const struct rds_transport *tran
 
 	ret = rds_send_cong_wait(rs, daddr, dport, nonblock, timeo);
 	if (ret)
-		return ret;
+		goto out;
 	ret = rds_send_charge(rs, m, nonblock, timeo);
 	if (ret)
-		return ret;
+		goto out;
 
 	m->sport = sport;
 	m->dport = dport;
 	sock_hold(&rs->sk);
 	m->rs = rs;
 	*mp = NULL;	/* the connection owns it now */
-	return rds_conn_queue(conn, m);
+	ret = rds_conn_queue(conn, m);
+out:
+	rds_zc_conn_put(conn);
+	return ret;
 }
 
 /**

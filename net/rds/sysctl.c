@@ -8,6 +8,9 @@
  *  max_unacked_bytes		bytes sent before one asks for an ACK (16 MiB)
  *  unacked_timeout_ms		a connection whose oldest message waits this
  *				long for its ACK is reconnected (10000; 0: never)
+ *  conn_reap_ms		a connection down this long with nothing queued
+ *				and nothing ever received is freed (60000;
+ *				0: never)
  */
 #include <linux/sysctl.h>
 #include <net/net_namespace.h>
@@ -20,6 +23,7 @@ unsigned int rds_sysctl_max_unacked_packets_val = 8;
 unsigned int rds_sysctl_max_unacked_bytes_val = 16 << 20;
 unsigned int rds_sysctl_unacked_timeout_ms_val = 10 * 1000;
 unsigned int rds_sysctl_ping_enable_val = 1;
+unsigned int rds_sysctl_conn_reap_ms_val = 60 * 1000;
 
 static unsigned int rds_sysctl_zero;
 static unsigned int rds_sysctl_one = 1;
@@ -66,6 +70,13 @@ static struct ctl_table rds_sysctl_table[] = {
 		.proc_handler	= proc_douintvec_minmax,
 		.extra1		= &rds_sysctl_zero,
 		.extra2		= &rds_sysctl_one,
+	},
+	{
+		.procname	= "conn_reap_ms",
+		.data		= &rds_sysctl_conn_reap_ms_val,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec,
 	},
 	{
 		.procname	= "unacked_timeout_ms",

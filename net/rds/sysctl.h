@@ -13,6 +13,7 @@ extern unsigned int rds_sysctl_max_unacked_packets_val;
 extern unsigned int rds_sysctl_max_unacked_bytes_val;
 extern unsigned int rds_sysctl_unacked_timeout_ms_val;
 extern unsigned int rds_sysctl_ping_enable_val;
+extern unsigned int rds_sysctl_conn_reap_ms_val;
 
 /* Answer pings (wire 10.1); 1 by default, as the distribution's. */
 static inline bool rds_sysctl_ping_enable(void)
@@ -43,6 +44,11 @@ static inline unsigned int rds_sysctl_max_unacked_packets(void)
 static inline unsigned int rds_sysctl_max_unacked_bytes(void)
 {
 	return READ_ONCE(rds_sysctl_max_unacked_bytes_val);
+}
+
+static inline unsigned int rds_sysctl_conn_reap_ms(void)
+{
+	return READ_ONCE(rds_sysctl_conn_reap_ms_val);
 }
 
 int rds_sysctl_init(void);

@@ -2115,6 +2115,130 @@ static void test_info_send_messages(void)
 	close(fd);
 }
 
+/* Rows of RDS_INFO_CONNECTIONS from @laddr to .@first ... .@last of its /24. */
+static int conns_to(int fd, struct in_addr laddr, unsigned int first,
+		    unsigned int last)
+{
+	struct rds_info_connection *c;
+	unsigned int host;
+	socklen_t len;
+	int i, n = 0;
+
+	if (rds_info_read(fd, RDS_INFO_CONNECTIONS, (void **)&c, &len) < 0) {
+		rt_fail("RDS_INFO_CONNECTIONS: %s", rt_errname(errno));
+		return -1;
+	}
+	for (i = 0; c && i < (int)(len / sizeof(*c)); i++) {
+		host = ntohl(c[i].faddr) & 0xff;
+		if (c[i].laddr == laddr.s_addr &&
+		    (ntohl(c[i].faddr) & ~0xffu) ==
+		    (ntohl(laddr.s_addr) & ~0xffu) &&
+		    host >= first && host <= last)
+			n++;
+	}
+	free(c);
+	return n;
+}
+
+/* Wait up to @ms for conns_to() to reach @want; return the last count. */
+static int conns_wait(int fd, struct in_addr laddr, unsigned int first,
+		      unsigned int last, int want, int ms)
+{
+	long long end = rt_now_ms() + ms;
+	int n;
+
+	while ((n = conns_to(fd, laddr, first, last)) != want &&
+	       rt_now_ms() < end)
+		rt_sleep_ms(100);
+	return n;
+}
+
+#define REAP_KNOB	"/proc/sys/net/rds/conn_reap_ms"
+#define REAP_FIRST	200	/* .200 to .239: no guest of the bench */
+#define REAP_N		40
+
+static int reap_knob(const char *val, char *old, size_t oldlen)
+{
+	FILE *f = fopen(REAP_KNOB, "r+");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = !old || fgets(old, oldlen, f);
+	rewind(f);
+	ok = ok && fputs(val, f) >= 0;
+	ok = !fclose(f) && ok;
+	return ok ? 0 : -1;
+}
+
+/*
+ * Connections to hosts that never answer do not pile up (issue 10): each
+ * destination a local user sends to makes a connection, with congestion
+ * maps of 8 KiB, and the distribution keeps every one until its module
+ * is unloaded.  Ours frees one that has stayed down for
+ * net.rds.conn_reap_ms (300 ms here) with nothing queued and nothing ever
+ * received, and a later message simply makes a new one.
+ */
+static void test_conn_reap(void)
+{
+	struct in_addr nobody = nobody_addr();
+	long long reaped, created;
+	struct sockaddr_in me, to;
+	char old[32] = "60000\n";
+	int fd, i, n;
+
+	if (modules_are_distro())
+		rt_skip("the distribution has no %s: it keeps every connection until unload",
+			REAP_KNOB);
+	ASSERT_TRUE(!reap_knob("300\n", old, sizeof(old)),
+		    "cannot set %s: %s", REAP_KNOB, rt_errname(errno));
+	fd = rds_bound(addr_main, 0, &me);
+	reaped = rds_counter(fd, "conn_reaped");
+	EXPECT_TRUE(reaped >= 0, "no conn_reaped counter");
+	for (i = 0; i < REAP_N; i++) {
+		nobody.s_addr = htonl((ntohl(nobody.s_addr) & ~0xffu) |
+				      (REAP_FIRST + i));
+		sin_set(&to, nobody, 4000);
+		EXPECT_EQ(EXPECT_SYS_OK(sendto(fd, "x", 1, MSG_DONTWAIT,
+					       (struct sockaddr *)&to,
+					       sizeof(to))), 1);
+	}
+	EXPECT_EQ(conns_to(fd, addr_main, REAP_FIRST,
+			   REAP_FIRST + REAP_N - 1), REAP_N);
+	/* Still queued: not idle, so none goes. */
+	rt_sleep_ms(1000);
+	EXPECT_EQ(conns_to(fd, addr_main, REAP_FIRST,
+			   REAP_FIRST + REAP_N - 1), REAP_N);
+	close(fd);	/* withdraws the messages */
+
+	fd = rds_socket();
+	n = conns_wait(fd, addr_main, REAP_FIRST, REAP_FIRST + REAP_N - 1, 0,
+		       40000);
+	EXPECT_TRUE(!n, "%d of %d connections still listed after 40 s", n,
+		    REAP_N);
+	EXPECT_TRUE(rds_counter(fd, "conn_reaped") >= reaped + REAP_N,
+		    "conn_reaped went from %lld to %lld", reaped,
+		    rds_counter(fd, "conn_reaped"));
+	close(fd);
+
+	/* A destination that was reaped is reached again. */
+	fd = rds_bound(addr_main, 0, &me);
+	created = rds_counter(fd, "conn_created");
+	nobody.s_addr = htonl((ntohl(nobody.s_addr) & ~0xffu) | REAP_FIRST);
+	sin_set(&to, nobody, 4000);
+	EXPECT_EQ(EXPECT_SYS_OK(sendto(fd, "x", 1, MSG_DONTWAIT,
+				       (struct sockaddr *)&to, sizeof(to))), 1);
+	EXPECT_EQ(conns_to(fd, addr_main, REAP_FIRST, REAP_FIRST), 1);
+	EXPECT_EQ(rds_counter(fd, "conn_created"), created + 1);
+	close(fd);
+	fd = rds_socket();
+	EXPECT_EQ(conns_wait(fd, addr_main, REAP_FIRST, REAP_FIRST, 0, 40000),
+		  0);
+	close(fd);
+	EXPECT_TRUE(!reap_knob(old, NULL, 0), "cannot restore %s",
+		    REAP_KNOB);
+}
+
 static void test_info_bad_args(void)
 {
 	struct rds_info_counter *ctr;
@@ -2754,6 +2878,7 @@ static const struct rt_case cases[] = {
 	CASE(rdma_cancel_sent_to),
 	CASE(rdma_note_needs_room),
 	CASE(info_bad_args),
+	CASE_T(conn_reap, 120),
 	CASE(ioctl_tos),
 	CASE(rx_timestamp),
 };
