@@ -6,8 +6,8 @@
 #   1. builds for Debian's 6.1 and 6.12 kernels with W=1: no warning
 #   2. sparse (C=2) on both: no warning
 #   3. checkpatch.pl --strict on every C file and header: clean
-#   4. the selftests, the demo, tools/rds-zc-bench and the examples build
-#      with -Werror;
+#   4. the selftests, the demo, tools/rds-zc-bench, tools/rds-zc-info and
+#      the examples build with -Werror;
 #      the ABI check and the bench's own tests (its kernel-log scanner and
 #      judge) run on the host
 #   5. the selftests in qemu guests: our modules and the distribution's rds,
@@ -153,6 +153,9 @@ result $? "selftests and demo build with -Werror" "$log"
 log=$logs/tools-build.log
 make -C tools/rds-zc-bench -B > "$log" 2>&1 && tools/rds-zc-bench/rds-zc-bench --help >> "$log" 2>&1
 result $? "rds-zc-bench builds with -Werror and answers --help" "$log"
+log=$logs/info-build.log
+make -C tools/rds-zc-info -B > "$log" 2>&1 && tools/rds-zc-info/rds-zc-info --help >> "$log" 2>&1
+result $? "rds-zc-info builds with -Werror and answers --help" "$log"
 log=$logs/examples-build.log
 make -C tools/rds-zc-examples -B > "$log" 2>&1
 result $? "the user guide's examples build with -Werror" "$log"
