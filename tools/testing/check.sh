@@ -49,13 +49,13 @@ declare -A MIN_RESULTS=(
 	[distro-6.1]=142
 	[ours-6.12]=142
 	[distro-6.12]=142
-	[remote-distro-distro-6.1]=181
-	[remote-ours-ours-6.1]=187
-	[remote-ours-distro-6.1]=185
-	[remote-distro-ours-6.1]=185
-	[remote-ours-ours-credits-6.1]=187
-	[remote-ours-distro-credits-6.1]=185
-	[remote-ours-ours-6.12]=187
+	[remote-distro-distro-6.1]=201
+	[remote-ours-ours-6.1]=207
+	[remote-ours-distro-6.1]=205
+	[remote-distro-ours-6.1]=205
+	[remote-ours-ours-credits-6.1]=207
+	[remote-ours-distro-credits-6.1]=205
+	[remote-ours-ours-6.12]=207
 )
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
