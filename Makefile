@@ -17,10 +17,12 @@
 #                     in qemu guests: table, CSV and chart in build/bench/
 #                     (about 25 minutes; BENCH_ARGS="--rounds 1" is quicker;
 #                     not part of "make check")
-#   make tools        the benchmark tool, tools/rds-zc-bench/rds-zc-bench, and
-#                     the user guide's examples, tools/rds-zc-examples/
+#   make tools        the benchmark tool, tools/rds-zc-bench/rds-zc-bench,
+#                     the information tool, tools/rds-zc-info/rds-zc-info,
+#                     and the user guide's examples, tools/rds-zc-examples/
 #   make install      the modules built for KDIR into
-#                     /lib/modules/<release>/updates/, then depmod; with
+#                     /lib/modules/<release>/updates/, then depmod, and
+#                     rds-zc-info into /usr/local/bin/; with
 #                     INSTALL_HDR=1 the uapi header too, with
 #                     MODPROBE_CONF=1 /etc/modprobe.d/rds_zc.conf too
 #   make uninstall    undoes make install
@@ -70,6 +72,7 @@ selftests:
 
 tools:
 	@$(MAKE) -s -C tools/rds-zc-bench
+	@$(MAKE) -s -C tools/rds-zc-info
 	@$(MAKE) -s -C tools/rds-zc-examples
 
 bench:
@@ -94,11 +97,13 @@ check-debug:
 # header goes to INSTALL_HDR_PATH/linux/, by default under /usr/local,
 # where the compiler looks before /usr/include: the distribution's
 # /usr/include/linux/rds.h belongs to linux-libc-dev and is never
-# overwritten.  install builds only what is missing or older than its
+# overwritten.  rds-zc-info goes to INSTALL_BIN_PATH, /usr/local/bin by
+# default.  install builds only what is missing or older than its
 # sources; DEPMOD=true skips depmod.  See
 # Documentation/networking/rds_zc-install.rst.
 INSTALL_MOD_DIR ?= updates
 INSTALL_HDR_PATH ?= /usr/local/include
+INSTALL_BIN_PATH ?= /usr/local/bin
 DEPMOD ?= depmod
 KRELEASE = $(call krelease,$(KDIR))
 BUILT = $(TOP)/build/$(KRELEASE)/net/rds
@@ -107,6 +112,8 @@ MODROOT = $(DESTDIR)$(INSTALL_MOD_PATH)
 MODDEST = $(MODROOT)/lib/modules/$(KRELEASE)/$(INSTALL_MOD_DIR)
 HDRDEST = $(DESTDIR)$(INSTALL_HDR_PATH)/linux
 CONFDEST = $(DESTDIR)/etc/modprobe.d
+BINDEST = $(DESTDIR)$(INSTALL_BIN_PATH)
+INFO_TOOL := $(TOP)/tools/rds-zc-info/rds-zc-info
 MODULE_SOURCES := $(wildcard $(TOP)/Kbuild $(TOP)/net/rds/Kbuild \
 	$(TOP)/net/rds/*.[ch] $(TOP)/include/uapi/linux/*.h)
 
@@ -116,9 +123,13 @@ install-release:
 $(KO_FILES) &: $(MODULE_SOURCES)
 	@$(MAKE) -s modules KDIR="$(KDIR)"
 
-install: install-release $(KO_FILES)
+$(INFO_TOOL): $(INFO_TOOL).c $(TOP)/include/uapi/linux/rds.h
+	@$(MAKE) -s -C $(TOP)/tools/rds-zc-info
+
+install: install-release $(KO_FILES) $(INFO_TOOL)
 	install -d "$(MODDEST)"
 	install -m 644 $(KO_FILES) "$(MODDEST)/"
+	install -D -m 755 $(INFO_TOOL) "$(BINDEST)/rds-zc-info"
 ifeq ($(INSTALL_HDR),1)
 	install -D -m 644 $(TOP)/include/uapi/linux/rds.h "$(HDRDEST)/rds.h"
 endif
@@ -132,6 +143,7 @@ endif
 uninstall: install-release
 	rm -f "$(MODDEST)/rds_zc.ko" "$(MODDEST)/rds_zc_ib.ko"
 	-rmdir --ignore-fail-on-non-empty "$(MODDEST)" 2>/dev/null
+	rm -f "$(BINDEST)/rds-zc-info"
 	@for f in "$(HDRDEST)/rds.h:include/uapi/linux/rds.h" \
 		  "$(CONFDEST)/rds_zc.conf:tools/modprobe.d/rds_zc.conf"; do \
 		if cmp -s "$${f%%:*}" "$(TOP)/$${f#*:}"; then \
@@ -150,6 +162,7 @@ clean:
 	rm -rf $(TOP)/build
 	@$(MAKE) -s -C $(SELFTESTS) clean 2>/dev/null || true
 	@$(MAKE) -s -C tools/rds-zc-bench clean 2>/dev/null || true
+	@$(MAKE) -s -C tools/rds-zc-info clean 2>/dev/null || true
 	@$(MAKE) -s -C tools/rds-zc-examples clean 2>/dev/null || true
 
 help:

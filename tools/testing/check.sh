@@ -7,8 +7,8 @@
 #   2. sparse (C=2) on both: no warning
 #   2b. the core's files only call down (tools/testing/layers.py)
 #   3. checkpatch.pl --strict on every C file and header: clean
-#   4. the selftests, the demo, tools/rds-zc-bench and the examples build
-#      with -Werror;
+#   4. the selftests, the demo, tools/rds-zc-bench, tools/rds-zc-info and
+#      the examples build with -Werror;
 #      the ABI check and the bench's own tests (its kernel-log scanner and
 #      judge) run on the host
 #   5. the selftests in qemu guests: our modules and the distribution's rds,
@@ -50,13 +50,13 @@ declare -A MIN_RESULTS=(
 	[distro-6.1]=142
 	[ours-6.12]=142
 	[distro-6.12]=142
-	[remote-distro-distro-6.1]=181
-	[remote-ours-ours-6.1]=187
-	[remote-ours-distro-6.1]=185
-	[remote-distro-ours-6.1]=185
-	[remote-ours-ours-credits-6.1]=187
-	[remote-ours-distro-credits-6.1]=185
-	[remote-ours-ours-6.12]=187
+	[remote-distro-distro-6.1]=201
+	[remote-ours-ours-6.1]=207
+	[remote-ours-distro-6.1]=205
+	[remote-distro-ours-6.1]=205
+	[remote-ours-ours-credits-6.1]=207
+	[remote-ours-distro-credits-6.1]=205
+	[remote-ours-ours-6.12]=207
 )
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -161,6 +161,9 @@ result $? "selftests and demo build with -Werror" "$log"
 log=$logs/tools-build.log
 make -C tools/rds-zc-bench -B > "$log" 2>&1 && tools/rds-zc-bench/rds-zc-bench --help >> "$log" 2>&1
 result $? "rds-zc-bench builds with -Werror and answers --help" "$log"
+log=$logs/info-build.log
+make -C tools/rds-zc-info -B > "$log" 2>&1 && tools/rds-zc-info/rds-zc-info --help >> "$log" 2>&1
+result $? "rds-zc-info builds with -Werror and answers --help" "$log"
 log=$logs/examples-build.log
 make -C tools/rds-zc-examples -B > "$log" 2>&1
 result $? "the user guide's examples build with -Werror" "$log"

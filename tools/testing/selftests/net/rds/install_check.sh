@@ -11,10 +11,13 @@
 #	INSTALL_HDR=1 MODPROBE_CONF=1
 #
 # and loads them from there with modprobe -d SCRATCH -C SCRATCH/etc/modprobe.d,
-# as "modprobe rds_zc_ib" would from /.  It never compiles: make install
-# rebuilds only objects older than their sources, and building under TCG
-# takes minutes, so every case skips when the objects are stale (make -q).
-# Nothing outside the scratch root is installed.
+# as "modprobe rds_zc_ib" would from /.  make install also installs
+# tools/rds-zc-info/rds-zc-info as SCRATCH/usr/local/bin/rds-zc-info, which
+# must then answer --help, and make uninstall removes it.  It never compiles
+# the modules: make install rebuilds only objects older than their sources,
+# and building them under TCG takes minutes, so every case skips when the
+# objects are stale (make -q).  The tool, one small C file, is built if
+# missing.  Nothing outside the scratch root is installed.
 #
 # Environment:
 #   RDS_MODULES	  only "ours" runs the cases; anything else skips them
@@ -88,7 +91,8 @@ case_make_install() {
 		fi
 	done
 	for f in usr/local/include/linux/rds.h:include/uapi/linux/rds.h \
-		 etc/modprobe.d/rds_zc.conf:tools/modprobe.d/rds_zc.conf; do
+		 etc/modprobe.d/rds_zc.conf:tools/modprobe.d/rds_zc.conf \
+		 usr/local/bin/rds-zc-info:tools/rds-zc-info/rds-zc-info; do
 		if ! cmp -s "$root/${f%%:*}" "$top/${f#*:}"; then
 			diag "$root/${f%%:*} is not ${f#*:}"
 			rc=1
@@ -98,6 +102,11 @@ case_make_install() {
 	     "$root/lib/modules/$rel/modules.dep"; then
 		diag "modules.dep does not say that $IB needs $CORE:"
 		diag "$(cat "$root/lib/modules/$rel/modules.dep" 2>&1)"
+		rc=1
+	fi
+	if ! [ -x "$root/usr/local/bin/rds-zc-info" ] ||
+	   ! "$root/usr/local/bin/rds-zc-info" --help | grep -q '^SYNOPSIS'; then
+		diag "the installed rds-zc-info is not executable or does not answer --help"
 		rc=1
 	fi
 	return "$rc"
@@ -194,7 +203,8 @@ case_make_uninstall() {
 	local left
 
 	mk uninstall DESTDIR="$root" || return 1
-	left=$(find "$root" -type f \( -name '*.ko' -o -name rds.h -o -name rds_zc.conf \))
+	left=$(find "$root" -type f \( -name '*.ko' -o -name rds.h -o -name rds_zc.conf \
+		-o -name rds-zc-info \))
 	if [ -n "$left" ]; then
 		diag "left after make uninstall: $left"
 		return 1

@@ -24,7 +24,8 @@
 # rds_faults.sh (both guests together, synchronised by guest-barrier.sh)
 # rds_remote's connect_race_rule once more, rds_hostile (node 2 a hostile
 # RDS/IB peer of node 1, through verbs), the user guide's examples
-# (rds_examples.sh) and rds_fuzz (both nodes fuzzing each other, with live
+# (rds_examples.sh), tools/rds-zc-info against live state on both nodes
+# (rds_info_tool.sh) and rds_fuzz (both nodes fuzzing each other, with live
 # connections and RDMA), merging their TAP into one
 # stream per guest like run_guest.sh: every result renumbered and named
 # after its program, the plan last.  Exit status 0 iff nothing failed.  Each
@@ -75,6 +76,8 @@ else
 	run_prog rds_hostile 400 "$here/rds_hostile"
 	# The user guide's examples, node 1 serving node 2.
 	run_prog rds_examples 180 "$here/rds_examples.sh"
+	# rds-zc-info's tables on both nodes, each after an exchange.
+	run_prog rds_info_tool 300 "$here/rds_info_tool.sh"
 	# Both nodes fuzz each other, 15 s a seed, last: it leaves odd state.
 	# Not ours against the distribution's: there a distribution node
 	# once stopped answering in the middle of peer_seed_2 (distro,ours,
