@@ -156,7 +156,6 @@ void rds_conn_shutdown_work(struct work_struct *work)
 		if (!m->op)
 			continue;
 		rds_rdma_op_done(m->op, RDS_RDMA_DROPPED);
-		rds_stat_inc(RDS_STAT_RDMA_DROPPED);
 	}
 	rds_conn_msgs_done(&dropped);
 

@@ -289,7 +289,6 @@ static void rds_conn_reap_work(struct work_struct *work)
 	unsigned int ms = rds_sysctl_conn_reap_ms();
 	unsigned long idle = msecs_to_jiffies(ms);
 	struct rds_conn *conn, *tmp;
-	unsigned int n = 0;
 	LIST_HEAD(dead);
 
 	mutex_lock(&rds_conn_reap_mutex);
@@ -310,9 +309,8 @@ static void rds_conn_reap_work(struct work_struct *work)
 		synchronize_rcu();
 		list_for_each_entry_safe(conn, tmp, &dead, dead_item) {
 			rds_conn_destroy(conn);
-			n++;
+			rds_stat_inc(RDS_STAT_CONN_REAPED);
 		}
-		rds_stat_add(RDS_STAT_CONN_REAPED, n);
 	}
 	mutex_unlock(&rds_conn_reap_mutex);
 	queue_delayed_work(rds_conn_wq, &rds_conn_reap_w,

@@ -100,6 +100,7 @@ static void rds_info_one_recv_queue(struct rds_sock *rs, void *arg)
 	spin_lock(&rs->recv_lock);
 	list_for_each_entry(inc, &rs->recv_queue, item) {
 		memset(&mi, 0, sizeof(mi));
+		mi.seq = inc->msg->seq;
 		mi.len = inc->msg->len;
 		mi.laddr = inc->daddr;
 		mi.lport = inc->dport;

@@ -62,6 +62,23 @@ void rds_rdma_op_free(struct rds_rdma_op *op)
 	queue_work(rds_mr_wq, &op->free_w);
 }
 
+/* Each operation ends once, in one status (RDS_RDMA_*). */
+static void rds_rdma_count_status(int status)
+{
+	static const enum rds_stat by_status[] = {
+		[RDS_RDMA_SUCCESS]	= RDS_STAT_RDMA_DONE_SUCCESS,
+		[RDS_RDMA_REMOTE_ERROR]	= RDS_STAT_RDMA_DONE_REMOTE_ERROR,
+		[RDS_RDMA_CANCELED]	= RDS_STAT_RDMA_DONE_CANCELED,
+		[RDS_RDMA_DROPPED]	= RDS_STAT_RDMA_DROPPED,
+		[RDS_RDMA_OTHER_ERROR]	= RDS_STAT_RDMA_DONE_OTHER_ERROR,
+	};
+
+	if (status >= 0 && status < ARRAY_SIZE(by_status))
+		rds_stat_inc(by_status[status]);
+	else
+		rds_stat_inc(RDS_STAT_RDMA_DONE_OTHER_ERROR);
+}
+
 /**
  * rds_rdma_op_done() - an operation finished: queue its notification
  * @op: the operation
@@ -95,8 +112,10 @@ void rds_rdma_op_done(struct rds_rdma_op *op, int status)
 		}
 	}
 	spin_unlock_bh(&rs->recv_lock);
-	if (first)
+	if (first) {
 		trace_rds_rdma_notify(op->id, op->token, op->status, queued);
+		rds_rdma_count_status(op->status);
+	}
 	if (!queued)
 		kfree(n);
 	/* After the notification: a barrier never runs ahead of it. */

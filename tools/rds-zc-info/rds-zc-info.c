@@ -301,8 +301,12 @@ static const struct counter_desc rdma_op_counters[] = {
 	{ "atomic_ops", "atomic operations submitted" },
 	{ "ib_tx_rdma_wrs", "RDMA work requests posted" },
 	{ "ib_tx_atomic_wrs", "atomic work requests posted" },
-	{ "rdma_notify_queued", "completed, status queued to the socket" },
-	{ "rdma_ops_dropped", "dropped: the connection went down" },
+	{ "rdma_done_success", "ended: success" },
+	{ "rdma_done_remote_error", "ended: remote access error" },
+	{ "rdma_done_canceled", "ended: canceled before it went out" },
+	{ "rdma_ops_dropped", "ended: dropped with the connection" },
+	{ "rdma_done_other_error", "ended: other error" },
+	{ "rdma_notify_queued", "statuses queued to the socket" },
 };
 
 static const struct counter_desc reconnect_counters[] = {

@@ -15,7 +15,7 @@
 #   connections	-n: a row from this node to the peer flagged C
 #   sockets		-k: a row bound to this node's address and PORT
 #   recv_queue		-r: the held datagram, from the peer's PORT to
-#			PORT+1, $HELD bytes
+#			PORT+1, $HELD bytes, with its sequence number (not 0)
 #   queue_headers	-s, -t and -T print their titles and exit 0 (-T
 #			with a column header or "not provided by this module")
 #   ib_connections	-I: a row to the peer whose GIDs are the IPv4-mapped
@@ -169,11 +169,11 @@ if [ "$ok" = 1 ]; then
 	st=$?
 	if [ "$st" = 0 ] && awk -v l="$RDS_ADDR" -v lp=$((PORT + 1)) \
 		-v r="$RDS_PEER_ADDR" -v rp="$PORT" -v b="$HELD" \
-		'$1 == l && $2 == lp && $3 == r && $4 == rp && $7 == b { f = 1 }
+		'$1 == l && $2 == lp && $3 == r && $4 == rp && $6 > 0 && $7 == b { f = 1 }
 		 END { exit !f }' "$work/r"; then
 		result 0 recv_queue
 	else
-		diag "status $st, no $HELD-byte datagram from $RDS_PEER_ADDR:$PORT queued to $RDS_ADDR:$((PORT + 1)):"
+		diag "status $st, no $HELD-byte datagram with a sequence number from $RDS_PEER_ADDR:$PORT queued to $RDS_ADDR:$((PORT + 1)):"
 		diag "$(cat "$work/r")"
 		result 1 recv_queue
 	fi

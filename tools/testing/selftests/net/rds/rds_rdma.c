@@ -1428,13 +1428,15 @@ static uint64_t server_cookie_ack(struct pair *p)
 
 /*
  * An RDMA with a cookie the owner never handed out fails at the peer's
- * HCA: REMOTE_ERROR, no ACK; then RDMA works again.
+ * HCA: REMOTE_ERROR, no ACK; then RDMA works again.  Our module counts
+ * each operation's end by status (rdma_done_*), once.
  */
 static void bogus_cookie(int owner)
 {
 	struct rdma_op op = {
 		.write = 1, .start = 0, .mr_len = 8192, .off = 16, .len = 4000,
 	};
+	long long remote_err = 0, success = 0;
 	struct pair p;
 	uint64_t cookie;
 	int status;
@@ -1443,13 +1445,22 @@ static void bogus_cookie(int owner)
 	if (p.owner) {
 		owner_of_failure(&p, 0, 0);
 	} else {
+		if (!distro(node)) {
+			remote_err = rds_counter(p.fd, "rdma_done_remote_error");
+			success = rds_counter(p.fd, "rdma_done_success");
+		}
 		cookie = server_cookie_ack(&p);
 		/* another key: the top bit of the rkey flipped */
 		status = fail_server(&p, NULL, cookie ^ 0x80000000ULL, 0, 64,
 				     RDS_RDMA_NOTIFY_ME, 1, 1);
 		EXPECT_STATUS(status, RDS_RDMA_REMOTE_ERROR);
+		if (!distro(node))
+			EXPECT_EQ(rds_counter(p.fd, "rdma_done_remote_error") -
+				  remote_err, 1);
 	}
 	rdma_cycle(&p, &op, 2);
+	if (!p.owner && !distro(node))
+		EXPECT_EQ(rds_counter(p.fd, "rdma_done_success") - success, 1);
 	pair_end(&p);
 }
 
