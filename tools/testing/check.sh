@@ -50,12 +50,12 @@ declare -A MIN_RESULTS=(
 	[ours-6.12]=142
 	[distro-6.12]=142
 	[remote-distro-distro-6.1]=181
-	[remote-ours-ours-6.1]=187
+	[remote-ours-ours-6.1]=189
 	[remote-ours-distro-6.1]=185
 	[remote-distro-ours-6.1]=185
-	[remote-ours-ours-credits-6.1]=187
+	[remote-ours-ours-credits-6.1]=189
 	[remote-ours-distro-credits-6.1]=185
-	[remote-ours-ours-6.12]=187
+	[remote-ours-ours-6.12]=189
 )
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
