@@ -6,7 +6,9 @@
 #   make              build the modules for KDIR into build/<release>/
 #   make modules-all  build for the newest installed 6.1 and 6.12 headers
 #   make deps         install every Debian package the build and bench need
-#   make demo         two guests exchanging RDS datagrams, explained
+#   make demo         two guests running our modules: datagrams, the
+#                     zero-copy cycle, then against the distribution's
+#                     module; explained step by step (a few minutes)
 #   make check        static checks, then the selftests in guests;
 #                     ends with "N passed, M failed"
 #   make debug-kernel build and install, once, a 6.12 kernel with KASAN,

@@ -51,12 +51,12 @@ declare -A MIN_RESULTS=(
 	[ours-6.12]=143
 	[distro-6.12]=143
 	[remote-distro-distro-6.1]=201
-	[remote-ours-ours-6.1]=207
+	[remote-ours-ours-6.1]=209
 	[remote-ours-distro-6.1]=205
 	[remote-distro-ours-6.1]=205
-	[remote-ours-ours-credits-6.1]=207
+	[remote-ours-ours-credits-6.1]=209
 	[remote-ours-distro-credits-6.1]=205
-	[remote-ours-ours-6.12]=207
+	[remote-ours-ours-6.12]=209
 )
 
 top=$(cd "$(dirname "$0")/../.." && pwd)

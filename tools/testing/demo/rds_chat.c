@@ -129,8 +129,11 @@ static int ask(char **argv)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	secs = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
-	printf("client: %d answers, %d intact, %d damaged; %.1f ms per round trip\n",
-	       count, count - bad, bad, secs * 1000 / count);
+	printf("client: %d answers, %d intact, %d damaged\n",
+	       count, count - bad, bad);
+	printf("client: %zu bytes each way in %.2f s: %.1f ms per round trip, %.2f MB/s\n",
+	       size * count, secs, secs * 1000 / count,
+	       2.0 * size * count / secs / 1e6);
 	return bad ? 1 : 0;
 }
 

@@ -9,6 +9,10 @@
 #	the server must then show 200.
 #   bulk_reclaim: the client fetches 256 pages, which the server writes
 #	from a ring of 4 buffers reused by barrier; every byte is checked.
+#   zc_cycle: 20 zero-copy cycles of 100000 bytes (RDS_GET_MR, the server
+#	READs the client's buffer and WRITEs its own bytes into it with the
+#	ACK, RDS_FREE_MR), each byte checked on both sides, then a WRITE
+#	with the released key must fail with REMOTE_ERROR.
 #
 # They use this implementation's own calls (and atomics that rxe has),
 # so both guests must run our modules; TAP on stdout.
@@ -30,13 +34,15 @@ if ! make -s -C "$ex" > /dev/null 2>&1; then
 	exit 1
 fi
 out=$(mktemp -d)
-echo "1..2"
+echo "1..3"
 
 if [ "$RDS_NODE" = 1 ]; then
 	"$ex/atomic_counter" serve "$RDS_ADDR" 4000 > "$out/counter" 2>&1 &
 	counter=$!
 	"$ex/bulk_reclaim" serve "$RDS_ADDR" 4001 > "$out/reclaim" 2>&1 &
 	reclaim=$!
+	timeout 170 "$ex/zc_cycle" serve "$RDS_ADDR" 4002 > "$out/cycle" 2>&1 &
+	cycle=$!
 	sleep 1
 	sync_guests serving
 	sync_guests finished
@@ -51,6 +57,21 @@ if [ "$RDS_NODE" = 1 ]; then
 	else
 		sed 's/^/# /' "$out/reclaim"
 		echo "not ok 2 - bulk_reclaim: the server died"
+	fi
+	# The client's "bye" ends the server (a client that died leaves it
+	# waiting: 10 s, then it is stopped); its status says whether every
+	# READ found the client's bytes and every operation succeeded.
+	for _ in $(seq 20); do
+		kill -0 "$cycle" 2> /dev/null || break
+		sleep 0.5
+	done
+	kill "$cycle" 2> /dev/null
+	if wait "$cycle" && grep -q "^server: 20 cycles, 0 failed, 4000000 bytes by RDMA, 0 wrong" "$out/cycle" &&
+	   grep -q "^server: probe: status REMOTE_ERROR" "$out/cycle"; then
+		echo "ok 3 - zc_cycle: the server read 20 buffers intact, the released key failed"
+	else
+		sed 's/^/# /' "$out/cycle"
+		echo "not ok 3 - zc_cycle: the server saw a failure"
 	fi
 	kill "$counter" "$reclaim" 2> /dev/null
 	wait
@@ -74,6 +95,14 @@ else
 	else
 		sed 's/^/# /' "$out/fetch"
 		echo "not ok 2 - bulk_reclaim: fetch failed"
+	fi
+	if timeout 150 "$ex/zc_cycle" client "$RDS_ADDR" 4014 "$RDS_PEER_ADDR" 4002 100000 20 > "$out/cycle" 2>&1 &&
+	   grep -q "^client: 20 cycles, 20 right" "$out/cycle" &&
+	   grep -q "^client: the released key is dead" "$out/cycle"; then
+		echo "ok 3 - zc_cycle: 20 cycles, the buffer held the server's bytes each time"
+	else
+		sed 's/^/# /' "$out/cycle"
+		echo "not ok 3 - zc_cycle: the client saw a failure"
 	fi
 	sync_guests finished
 fi
