@@ -225,6 +225,45 @@ static void rds_conn_destroy(struct rds_conn *conn)
 	kfree(conn);
 }
 
+/*
+ * Take the connections @pick chooses, under the table's lock, out of the
+ * table, and destroy them after a grace period: RCU walkers may still be
+ * on them until then.  Caller holds rds_conn_reap_mutex.
+ * Return: how many.
+ */
+static unsigned int rds_conn_remove(bool (*pick)(struct rds_conn *conn,
+						 const void *arg),
+				    const void *arg)
+{
+	struct rds_conn *conn, *tmp;
+	unsigned int n = 0;
+	LIST_HEAD(dead);
+
+	spin_lock_bh(&rds_conn_lock);
+	list_for_each_entry(conn, &rds_conn_list, all_item) {
+		if (!pick(conn, arg))
+			continue;
+		hlist_del_rcu(&conn->hash_node);
+		list_add_tail(&conn->dead_item, &dead);
+	}
+	list_for_each_entry(conn, &dead, dead_item)
+		list_del_rcu(&conn->all_item);
+	spin_unlock_bh(&rds_conn_lock);
+	if (list_empty(&dead))
+		return 0;
+	synchronize_rcu();
+	list_for_each_entry_safe(conn, tmp, &dead, dead_item) {
+		rds_conn_destroy(conn);
+		n++;
+	}
+	return n;
+}
+
+static bool rds_conn_of_transport(struct rds_conn *conn, const void *arg)
+{
+	return conn->trans == arg;
+}
+
 /**
  * rds_conn_destroy_all() - destroy every connection of a transport
  * @trans: the transport being unregistered
@@ -236,34 +275,21 @@ static void rds_conn_destroy(struct rds_conn *conn)
  */
 void rds_conn_destroy_all(const struct rds_transport *trans)
 {
-	struct rds_conn *conn, *tmp;
-	LIST_HEAD(dead);
-
 	mutex_lock(&rds_conn_reap_mutex);
-	spin_lock_bh(&rds_conn_lock);
-	list_for_each_entry(conn, &rds_conn_list, all_item) {
-		if (conn->trans != trans)
-			continue;
-		hlist_del_rcu(&conn->hash_node);
-		list_add_tail(&conn->dead_item, &dead);
-	}
-	list_for_each_entry(conn, &dead, dead_item)
-		list_del_rcu(&conn->all_item);
-	spin_unlock_bh(&rds_conn_lock);
-	synchronize_rcu();
-
-	list_for_each_entry_safe(conn, tmp, &dead, dead_item)
-		rds_conn_destroy(conn);
+	rds_conn_remove(rds_conn_of_transport, trans);
 	mutex_unlock(&rds_conn_reap_mutex);
 }
 
 /*
- * Down for @idle jiffies with nothing to send, nothing waiting for an
- * ACK and nothing ever received (connection.h).  Caller holds
+ * Down for conn_reap_ms with nothing to send, nothing waiting for an ACK
+ * and nothing ever received (connection.h), and nobody holds it: then the
+ * table's reference is taken (users from 1 to 0), so that no lookup can
+ * take one any more.  @arg: the idle time, in jiffies.  Caller holds
  * rds_conn_lock.
  */
-static bool rds_conn_idle(struct rds_conn *conn, unsigned long idle)
+static bool rds_conn_reapable(struct rds_conn *conn, const void *arg)
 {
+	unsigned long idle = *(const unsigned long *)arg;
 	bool empty;
 
 	if (rds_conn_state(conn) != RDS_CONN_DOWN ||
@@ -274,45 +300,22 @@ static bool rds_conn_idle(struct rds_conn *conn, unsigned long idle)
 	spin_lock(&conn->lock);
 	empty = list_empty(&conn->send_queue) && list_empty(&conn->retrans);
 	spin_unlock(&conn->lock);
-	return empty;
+	return empty && refcount_dec_if_one(&conn->users);
 }
 
-/*
- * The reaper: every half conn_reap_ms (between 100 ms and 10 s), free the
- * idle connections nobody holds.  Taking the table's reference (users
- * from 1 to 0) under the table's lock is what makes one ours: no lookup
- * can take a new reference after that, and the connection leaves the
- * table before the lock is dropped.
- */
+/* The reaper: every half conn_reap_ms, between 100 ms and 10 s. */
 static void rds_conn_reap_work(struct work_struct *work)
 {
 	unsigned int ms = rds_sysctl_conn_reap_ms();
 	unsigned long idle = msecs_to_jiffies(ms);
-	struct rds_conn *conn, *tmp;
-	LIST_HEAD(dead);
+	unsigned int n;
 
-	mutex_lock(&rds_conn_reap_mutex);
 	if (ms) {
-		spin_lock_bh(&rds_conn_lock);
-		list_for_each_entry(conn, &rds_conn_list, all_item) {
-			if (!rds_conn_idle(conn, idle) ||
-			    !refcount_dec_if_one(&conn->users))
-				continue;
-			hlist_del_rcu(&conn->hash_node);
-			list_add_tail(&conn->dead_item, &dead);
-		}
-		list_for_each_entry(conn, &dead, dead_item)
-			list_del_rcu(&conn->all_item);
-		spin_unlock_bh(&rds_conn_lock);
+		mutex_lock(&rds_conn_reap_mutex);
+		n = rds_conn_remove(rds_conn_reapable, &idle);
+		mutex_unlock(&rds_conn_reap_mutex);
+		rds_stat_add(RDS_STAT_CONN_REAPED, n);
 	}
-	if (!list_empty(&dead)) {
-		synchronize_rcu();
-		list_for_each_entry_safe(conn, tmp, &dead, dead_item) {
-			rds_conn_destroy(conn);
-			rds_stat_inc(RDS_STAT_CONN_REAPED);
-		}
-	}
-	mutex_unlock(&rds_conn_reap_mutex);
 	queue_delayed_work(rds_conn_wq, &rds_conn_reap_w,
 			   clamp(msecs_to_jiffies(ms / 2), HZ / 10, 10UL * HZ));
 }

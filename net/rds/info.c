@@ -11,6 +11,10 @@
  * Tables are built in a kernel buffer and then copied, so no lock is held
  * across user memory.  The table may change between the sizing pass and
  * the filling pass; the filling pass then reports ENOSPC again.
+ *
+ * Every table has an RDS6_INFO_* twin with struct rds6_info_* rows, as in
+ * the distribution's RDS: the same rows, each IPv4 address written as
+ * an IPv4-mapped IPv6 address (::ffff:a.b.c.d), 0.0.0.0 as ::.
  */
 #include <linux/errno.h>
 #include <linux/mm.h>
@@ -18,6 +22,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <net/ipv6.h>
 #include <net/sock.h>
 #include <uapi/linux/rds.h>
 
@@ -35,6 +40,7 @@ struct rds_info_sink {
 	size_t		room;	/* bytes at buf */
 	size_t		each;	/* entry size */
 	size_t		nr;	/* entries offered, stored or not */
+	bool		v6;	/* RDS6_INFO_*: rows in struct rds6_info_* */
 };
 
 static void rds_info_add(struct rds_info_sink *s, const void *entry)
@@ -42,6 +48,56 @@ static void rds_info_add(struct rds_info_sink *s, const void *entry)
 	if ((s->nr + 1) * s->each <= s->room)
 		memcpy(s->buf + s->nr * s->each, entry, s->each);
 	s->nr++;
+}
+
+static struct in6_addr rds_info_map4(__be32 from)
+{
+	struct in6_addr to = {};
+
+	if (from)
+		ipv6_addr_set_v4mapped(from, &to);
+	return to;
+}
+
+static void rds_info_add_socket(struct rds_info_sink *s,
+				const struct rds_info_socket *si)
+{
+	struct rds6_info_socket si6;
+
+	if (!s->v6) {
+		rds_info_add(s, si);
+		return;
+	}
+	memset(&si6, 0, sizeof(si6));
+	si6.sndbuf = si->sndbuf;
+	si6.bound_addr = rds_info_map4(si->bound_addr);
+	si6.connected_addr = rds_info_map4(si->connected_addr);
+	si6.bound_port = si->bound_port;
+	si6.connected_port = si->connected_port;
+	si6.rcvbuf = si->rcvbuf;
+	si6.inum = si->inum;
+	rds_info_add(s, &si6);
+}
+
+static void rds_info_add_message(struct rds_info_sink *s,
+				 const struct rds_info_message *mi)
+{
+	struct rds6_info_message mi6;
+
+	if (!s->v6) {
+		rds_info_add(s, mi);
+		return;
+	}
+	memset(&mi6, 0, sizeof(mi6));
+	mi6.seq = mi->seq;
+	mi6.len = mi->len;
+	mi6.laddr = rds_info_map4(mi->laddr);
+	mi6.faddr = rds_info_map4(mi->faddr);
+	mi6.lport = mi->lport;
+	mi6.fport = mi->fport;
+	mi6.flags = mi->flags;
+	mi6.tos = mi->tos;
+	rds_info_add(s, &mi6);
 }
 
 static void rds_info_counter(const char *name, u64 value, void *arg)
@@ -80,7 +136,7 @@ static void rds_info_one_socket(struct rds_sock *rs, void *arg)
 	si.connected_addr = READ_ONCE(rs->conn_addr);
 	si.connected_port = READ_ONCE(rs->conn_port);
 	si.inum = sock_i_ino(&rs->sk);
-	rds_info_add(s, &si);
+	rds_info_add_socket(s, &si);
 }
 
 static void rds_info_sockets(struct rds_info_sink *s)
@@ -107,7 +163,7 @@ static void rds_info_one_recv_queue(struct rds_sock *rs, void *arg)
 		mi.faddr = inc->saddr;
 		mi.fport = inc->sport;
 		mi.tos = rs->tos;
-		rds_info_add(s, &mi);
+		rds_info_add_message(s, &mi);
 	}
 	spin_unlock(&rs->recv_lock);
 }
@@ -120,7 +176,21 @@ static void rds_info_recv_messages(struct rds_info_sink *s)
 static void rds_info_one_connection(const struct rds_info_connection *ci,
 				    void *arg)
 {
-	rds_info_add(arg, ci);
+	struct rds6_info_connection ci6;
+	struct rds_info_sink *s = arg;
+
+	if (!s->v6) {
+		rds_info_add(s, ci);
+		return;
+	}
+	memset(&ci6, 0, sizeof(ci6));
+	ci6.next_tx_seq = ci->next_tx_seq;
+	ci6.next_rx_seq = ci->next_rx_seq;
+	ci6.laddr = rds_info_map4(ci->laddr);
+	ci6.faddr = rds_info_map4(ci->faddr);
+	memcpy(ci6.transport, ci->transport, sizeof(ci6.transport));
+	ci6.flags = ci->flags;
+	rds_info_add(s, &ci6);
 }
 
 static void rds_info_connections(struct rds_info_sink *s)
@@ -131,7 +201,27 @@ static void rds_info_connections(struct rds_info_sink *s)
 static void rds_info_one_rdma_connection(const struct rds_info_rdma_connection *ri,
 					 void *arg)
 {
-	rds_info_add(arg, ri);
+	struct rds6_info_rdma_connection ri6;
+	struct rds_info_sink *s = arg;
+
+	if (!s->v6) {
+		rds_info_add(s, ri);
+		return;
+	}
+	memset(&ri6, 0, sizeof(ri6));
+	ri6.src_addr = rds_info_map4(ri->src_addr);
+	ri6.dst_addr = rds_info_map4(ri->dst_addr);
+	memcpy(ri6.src_gid, ri->src_gid, sizeof(ri6.src_gid));
+	memcpy(ri6.dst_gid, ri->dst_gid, sizeof(ri6.dst_gid));
+	ri6.max_send_wr = ri->max_send_wr;
+	ri6.max_recv_wr = ri->max_recv_wr;
+	ri6.max_send_sge = ri->max_send_sge;
+	ri6.rdma_mr_max = ri->rdma_mr_max;
+	ri6.rdma_mr_size = ri->rdma_mr_size;
+	ri6.tos = ri->tos;
+	ri6.sl = ri->sl;
+	ri6.cache_allocs = ri->cache_allocs;
+	rds_info_add(s, &ri6);
 }
 
 static void rds_info_ib_connections(struct rds_info_sink *s)
@@ -142,7 +232,7 @@ static void rds_info_ib_connections(struct rds_info_sink *s)
 static void rds_info_one_message(const struct rds_info_message *mi,
 				 void *arg)
 {
-	rds_info_add(arg, mi);
+	rds_info_add_message(arg, mi);
 }
 
 static void rds_info_send_messages(struct rds_info_sink *s)
@@ -159,6 +249,7 @@ static const struct rds_info_table {
 	int	optname;
 	size_t	each;
 	void	(*fill)(struct rds_info_sink *s);
+	bool	v6;
 } rds_info_tables[] = {
 	{ RDS_INFO_COUNTERS, sizeof(struct rds_info_counter),
 	  rds_info_counters },
@@ -174,6 +265,18 @@ static const struct rds_info_table {
 	  rds_info_sockets },
 	{ RDS_INFO_IB_CONNECTIONS, sizeof(struct rds_info_rdma_connection),
 	  rds_info_ib_connections },
+	{ RDS6_INFO_CONNECTIONS, sizeof(struct rds6_info_connection),
+	  rds_info_connections, true },
+	{ RDS6_INFO_SEND_MESSAGES, sizeof(struct rds6_info_message),
+	  rds_info_send_messages, true },
+	{ RDS6_INFO_RETRANS_MESSAGES, sizeof(struct rds6_info_message),
+	  rds_info_retrans_messages, true },
+	{ RDS6_INFO_RECV_MESSAGES, sizeof(struct rds6_info_message),
+	  rds_info_recv_messages, true },
+	{ RDS6_INFO_SOCKETS, sizeof(struct rds6_info_socket),
+	  rds_info_sockets, true },
+	{ RDS6_INFO_IB_CONNECTIONS, sizeof(struct rds6_info_rdma_connection),
+	  rds_info_ib_connections, true },
 };
 
 /**
@@ -207,6 +310,7 @@ int rds_info_getsockopt(struct socket *sock, int optname,
 		return -ENOPROTOOPT;
 
 	s.each = t->each;
+	s.v6 = t->v6;
 	t->fill(&s);			/* sizing pass */
 	total = s.nr * s.each;
 	if (total > len)

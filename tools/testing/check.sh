@@ -50,13 +50,13 @@ declare -A MIN_RESULTS=(
 	[distro-6.1]=143
 	[ours-6.12]=143
 	[distro-6.12]=143
-	[remote-distro-distro-6.1]=201
-	[remote-ours-ours-6.1]=209
-	[remote-ours-distro-6.1]=205
-	[remote-distro-ours-6.1]=205
-	[remote-ours-ours-credits-6.1]=209
-	[remote-ours-distro-credits-6.1]=205
-	[remote-ours-ours-6.12]=209
+	[remote-distro-distro-6.1]=203
+	[remote-ours-ours-6.1]=211
+	[remote-ours-distro-6.1]=207
+	[remote-distro-ours-6.1]=207
+	[remote-ours-ours-credits-6.1]=211
+	[remote-ours-distro-credits-6.1]=207
+	[remote-ours-ours-6.12]=211
 )
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
