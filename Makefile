@@ -100,12 +100,14 @@ check-debug:
 # where the compiler looks before /usr/include: the distribution's
 # /usr/include/linux/rds.h belongs to linux-libc-dev and is never
 # overwritten.  rds-zc-info goes to INSTALL_BIN_PATH, /usr/local/bin by
-# default.  install builds only what is missing or older than its
+# default, the rds-rdma(7) manual page to INSTALL_MAN_PATH/man7,
+# /usr/local/share/man/man7 by default.  install builds only what is missing or older than its
 # sources; DEPMOD=true skips depmod.  See
 # Documentation/networking/rds_zc-install.rst.
 INSTALL_MOD_DIR ?= updates
 INSTALL_HDR_PATH ?= /usr/local/include
 INSTALL_BIN_PATH ?= /usr/local/bin
+INSTALL_MAN_PATH ?= /usr/local/share/man
 DEPMOD ?= depmod
 KRELEASE = $(call krelease,$(KDIR))
 BUILT = $(TOP)/build/$(KRELEASE)/net/rds
@@ -115,6 +117,7 @@ MODDEST = $(MODROOT)/lib/modules/$(KRELEASE)/$(INSTALL_MOD_DIR)
 HDRDEST = $(DESTDIR)$(INSTALL_HDR_PATH)/linux
 CONFDEST = $(DESTDIR)/etc/modprobe.d
 BINDEST = $(DESTDIR)$(INSTALL_BIN_PATH)
+MANDEST = $(DESTDIR)$(INSTALL_MAN_PATH)/man7
 INFO_TOOL := $(TOP)/tools/rds-zc-info/rds-zc-info
 MODULE_SOURCES := $(wildcard $(TOP)/Kbuild $(TOP)/net/rds/Kbuild \
 	$(TOP)/net/rds/*.[ch] $(TOP)/include/uapi/linux/*.h)
@@ -132,6 +135,7 @@ install: install-release $(KO_FILES) $(INFO_TOOL)
 	install -d "$(MODDEST)"
 	install -m 644 $(KO_FILES) "$(MODDEST)/"
 	install -D -m 755 $(INFO_TOOL) "$(BINDEST)/rds-zc-info"
+	install -D -m 644 $(TOP)/Documentation/man/rds-rdma.7 "$(MANDEST)/rds-rdma.7"
 ifeq ($(INSTALL_HDR),1)
 	install -D -m 644 $(TOP)/include/uapi/linux/rds.h "$(HDRDEST)/rds.h"
 endif
@@ -145,7 +149,7 @@ endif
 uninstall: install-release
 	rm -f "$(MODDEST)/rds_zc.ko" "$(MODDEST)/rds_zc_ib.ko"
 	-rmdir --ignore-fail-on-non-empty "$(MODDEST)" 2>/dev/null
-	rm -f "$(BINDEST)/rds-zc-info"
+	rm -f "$(BINDEST)/rds-zc-info" "$(MANDEST)/rds-rdma.7"
 	@for f in "$(HDRDEST)/rds.h:include/uapi/linux/rds.h" \
 		  "$(CONFDEST)/rds_zc.conf:tools/modprobe.d/rds_zc.conf"; do \
 		if cmp -s "$${f%%:*}" "$(TOP)/$${f#*:}"; then \

@@ -167,6 +167,10 @@ result $? "rds-zc-info builds with -Werror and answers --help" "$log"
 log=$logs/examples-build.log
 make -C tools/rds-zc-examples -B > "$log" 2>&1
 result $? "the user guide's examples build with -Werror" "$log"
+log=$logs/man-page.log
+groff -man -Tutf8 -ww -z Documentation/man/rds-rdma.7 > "$log" 2>&1 &&
+	! [ -s "$log" ]
+result $? "rds-rdma(7) renders without a warning" "$log"
 
 run_tap() {	# run_tap PREFIX COMMAND...: count a TAP stream's results
 	local line log=$logs/$1.log

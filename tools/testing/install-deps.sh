@@ -19,6 +19,8 @@ pkgs=(
 	# checkpatch.pl comes from Debian's kernel source package
 	linux-source-6.12
 	sparse
+	# make check renders the rds-rdma(7) manual page
+	groff-base
 	# the bench
 	qemu-system-x86 busybox-static cpio gzip xz-utils iproute2 procps
 	rdma-core ibverbs-utils

@@ -13,8 +13,10 @@
 # and loads them from there with modprobe -d SCRATCH -C SCRATCH/etc/modprobe.d,
 # as "modprobe rds_zc_ib" would from /.  make install also installs
 # tools/rds-zc-info/rds-zc-info as SCRATCH/usr/local/bin/rds-zc-info, which
-# must then answer --help, and make uninstall removes it.  It never compiles
-# the modules: make install rebuilds only objects older than their sources,
+# must then answer --help, and the rds-rdma(7) manual page as
+# SCRATCH/usr/local/share/man/man7/rds-rdma.7; make uninstall removes
+# both.  It never compiles the modules: make install rebuilds only objects
+# older than their sources,
 # and building them under TCG takes minutes, so every case skips when the
 # objects are stale (make -q).  The tool, one small C file, is built if
 # missing.  Nothing outside the scratch root is installed.
@@ -92,7 +94,8 @@ case_make_install() {
 	done
 	for f in usr/local/include/linux/rds.h:include/uapi/linux/rds.h \
 		 etc/modprobe.d/rds_zc.conf:tools/modprobe.d/rds_zc.conf \
-		 usr/local/bin/rds-zc-info:tools/rds-zc-info/rds-zc-info; do
+		 usr/local/bin/rds-zc-info:tools/rds-zc-info/rds-zc-info \
+		 usr/local/share/man/man7/rds-rdma.7:Documentation/man/rds-rdma.7; do
 		if ! cmp -s "$root/${f%%:*}" "$top/${f#*:}"; then
 			diag "$root/${f%%:*} is not ${f#*:}"
 			rc=1
@@ -204,7 +207,7 @@ case_make_uninstall() {
 
 	mk uninstall DESTDIR="$root" || return 1
 	left=$(find "$root" -type f \( -name '*.ko' -o -name rds.h -o -name rds_zc.conf \
-		-o -name rds-zc-info \))
+		-o -name rds-zc-info -o -name rds-rdma.7 \))
 	if [ -n "$left" ]; then
 		diag "left after make uninstall: $left"
 		return 1
