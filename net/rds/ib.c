@@ -48,19 +48,7 @@ static int rds_ib_atomic_check(struct net *net, __be32 laddr, bool masked)
 	return ret;
 }
 
-unsigned int rds_ib_send_wr = 256;
-module_param_named(send_wr, rds_ib_send_wr, uint, 0644);
-MODULE_PARM_DESC(send_wr, "Send ring entries per connection, at most the device's (default 256)");
-
-unsigned int rds_ib_recv_wr = 1024;
-module_param_named(recv_wr, rds_ib_recv_wr, uint, 0644);
-MODULE_PARM_DESC(recv_wr, "Receive buffers of 4 KiB per connection (default 1024)");
-
-bool rds_ib_flow_control = true;
-module_param_named(flow_control, rds_ib_flow_control, bool, 0644);
-MODULE_PARM_DESC(flow_control, "Offer credit-based flow control to peers; used with those that offer it too (default on)");
-
-struct rds_transport rds_ib_transport = {
+static struct rds_transport rds_ib_transport = {
 	.name		= "infiniband",
 	.type		= RDS_TRANS_IB,
 	.owner		= THIS_MODULE,
@@ -79,6 +67,12 @@ struct rds_transport rds_ib_transport = {
 	.rdma_conn_info	= rds_ib_conn_info,
 };
 
+/* What a new RDMA device gets besides its PD, and loses before it. */
+static const struct rds_ib_device_hooks rds_ib_device_hooks = {
+	.add	= rds_ib_mr_dev_init,
+	.remove	= rds_ib_mr_dev_exit,
+};
+
 static int __init rds_ib_init(void)
 {
 	int ret;
@@ -89,13 +83,13 @@ static int __init rds_ib_init(void)
 	ret = rds_ib_mr_init();
 	if (ret)
 		return ret;
-	ret = rds_ib_device_init();
+	ret = rds_ib_device_init(&rds_ib_device_hooks);
 	if (ret)
 		goto out_mr;
 	ret = rds_zc_transport_register(&rds_ib_transport);
 	if (ret)
 		goto out_devices;
-	ret = rds_ib_listen_init();
+	ret = rds_ib_listen_init(&rds_ib_transport);
 	if (ret)
 		goto out_transport;
 	return 0;

@@ -42,6 +42,7 @@
 #include <rdma/rdma_cm.h>
 
 #include "ib_proto.h"
+#include "transport.h"
 
 struct net;
 struct rds_conn;
@@ -180,10 +181,20 @@ struct rds_ib_conn {
 	u32		info_mr_pages;	/* pages per MR */
 };
 
-extern struct rds_transport rds_ib_transport;
-extern unsigned int rds_ib_send_wr;
-extern unsigned int rds_ib_recv_wr;
-extern bool rds_ib_flow_control;
+/**
+ * rds_ib_conn_drop() - the current incarnation failed: drop the connection
+ * @ic: the connection's transport state
+ * @reason: a few words for the trace
+ *
+ * Not while the incarnation is retired under a connection that goes on
+ * (we yield to the peer's request, rds_ib_cm_req()): the work requests its
+ * drain flushes say nothing about the connection.
+ */
+static inline void rds_ib_conn_drop(struct rds_ib_conn *ic, const char *reason)
+{
+	if (!test_bit(RDS_IB_RETIRING, &ic->flags))
+		rds_zc_conn_drop(ic->conn, reason);
+}
 
 /* Counters of the transport, appended to RDS_INFO_COUNTERS (ib_stats.c). */
 enum rds_ib_stat {
@@ -227,7 +238,21 @@ DECLARE_PER_CPU(struct rds_ib_stats, rds_ib_stats);
 extern const struct rds_transport_stats rds_ib_stats_ops;
 
 /* ib_device.c */
-int rds_ib_device_init(void);
+
+/**
+ * struct rds_ib_device_hooks - what the layers above add to each device
+ * @add: a new device, its PD allocated; may leave it without what it adds
+ * @remove: the device goes, every user gone, its PD still there
+ *
+ * Handed to rds_ib_device_init() by the module, so that the device list
+ * never calls up by name.
+ */
+struct rds_ib_device_hooks {
+	void (*add)(struct rds_ib_device *rdev);
+	void (*remove)(struct rds_ib_device *rdev);
+};
+
+int rds_ib_device_init(const struct rds_ib_device_hooks *hooks);
 void rds_ib_device_exit(void);
 struct rds_ib_device *rds_ib_device_for_addr(struct net *net, __be32 addr);
 struct rds_ib_device *rds_ib_device_get(struct ib_device *ibdev);
@@ -239,13 +264,12 @@ void rds_ib_device_del_conn(struct rds_ib_device *rdev,
 			    struct rds_ib_conn *ic);
 
 /* ib_cm.c */
-int rds_ib_listen_init(void);
+int rds_ib_listen_init(const struct rds_transport *trans);
 void rds_ib_listen_exit(void);
 int rds_ib_conn_alloc(struct rds_conn *conn, gfp_t gfp);
 void rds_ib_conn_free(struct rds_conn *conn);
 int rds_ib_conn_connect(struct rds_conn *conn);
 void rds_ib_conn_shutdown(struct rds_conn *conn);
-void rds_ib_conn_drop(struct rds_ib_conn *ic, const char *reason);
 void rds_ib_conn_info(struct rds_conn *conn,
 		      struct rds_info_rdma_connection *ri);
 
@@ -288,8 +312,8 @@ u32 rds_ib_credit_offer(struct rds_ib_conn *ic);
 void rds_ib_credit_start(struct rds_ib_conn *ic, u32 offer);
 bool rds_ib_credit_grab(struct rds_ib_conn *ic, u8 *adv);
 bool rds_ib_credit_can_send(struct rds_ib_conn *ic);
-void rds_ib_credit_add(struct rds_ib_conn *ic, u8 n);
-void rds_ib_credit_posted(struct rds_ib_conn *ic);
+bool rds_ib_credit_add(struct rds_ib_conn *ic, u8 n);
+bool rds_ib_credit_posted(struct rds_ib_conn *ic);
 
 /* ib_recv.c */
 void rds_ib_recv_conn_init(struct rds_ib_conn *ic);

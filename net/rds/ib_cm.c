@@ -23,24 +23,19 @@
 #include "transport.h"
 
 static struct rdma_cm_id *rds_ib_listen_id;
+/* The transport connections from peers are made for (rds_ib_listen_init()). */
+static const struct rds_transport *rds_ib_cm_transport;
+
+static unsigned int rds_ib_send_wr = 256;
+module_param_named(send_wr, rds_ib_send_wr, uint, 0644);
+MODULE_PARM_DESC(send_wr, "Send ring entries per connection, at most the device's (default 256)");
+
+static unsigned int rds_ib_recv_wr = 1024;
+module_param_named(recv_wr, rds_ib_recv_wr, uint, 0644);
+MODULE_PARM_DESC(recv_wr, "Receive buffers of 4 KiB per connection (default 1024)");
 
 static int rds_ib_cm_handler(struct rdma_cm_id *id,
 			     struct rdma_cm_event *event);
-
-/**
- * rds_ib_conn_drop() - the current incarnation failed: drop the connection
- * @ic: the connection's transport state
- * @reason: a few words for the trace
- *
- * Not while the incarnation is retired under a connection that goes on
- * (we yield to the peer's request, rds_ib_cm_req()): the work requests its
- * drain flushes say nothing about the connection.
- */
-void rds_ib_conn_drop(struct rds_ib_conn *ic, const char *reason)
-{
-	if (!test_bit(RDS_IB_RETIRING, &ic->flags))
-		rds_zc_conn_drop(ic->conn, reason);
-}
 
 static void rds_ib_qp_event(struct ib_event *event, void *context)
 {
@@ -383,7 +378,7 @@ static int rds_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *event)
 		goto reject;
 	}
 	conn = rds_zc_conn_get(&init_net, p->daddr, p->saddr, p->tos,
-			       &rds_ib_transport);
+			       rds_ib_cm_transport);
 	if (IS_ERR(conn))
 		goto reject;
 	ret = rds_zc_conn_accept(conn);
@@ -638,11 +633,12 @@ void rds_ib_conn_free(struct rds_conn *conn)
 
 /**
  * rds_ib_listen_init() - listen for RDS connections on every RDMA device
+ * @trans: the transport the peers' connections are made for
  *
  * Return: 0, or a negative errno (-EADDRINUSE when another RDS, such as
  * the distribution's rds_rdma, already listens).
  */
-int rds_ib_listen_init(void)
+int rds_ib_listen_init(const struct rds_transport *trans)
 {
 	struct sockaddr_in sin = {
 		.sin_family = AF_INET,
@@ -651,6 +647,8 @@ int rds_ib_listen_init(void)
 	};
 	struct rdma_cm_id *id;
 	int ret;
+
+	rds_ib_cm_transport = trans;
 
 	id = rdma_create_id(&init_net, rds_ib_cm_handler, NULL, RDMA_PS_TCP,
 			    IB_QPT_RC);

@@ -28,6 +28,7 @@
 #include <linux/atomic.h>
 #include <linux/bitops.h>
 #include <linux/minmax.h>
+#include <linux/module.h>
 
 #include "ib.h"
 #include "transport.h"
@@ -35,6 +36,10 @@
 #define RDS_IB_CREDIT_SEND(v)	((u32)(v) & 0xffff)
 #define RDS_IB_CREDIT_POSTED(v)	((u32)(v) >> 16)
 #define RDS_IB_CREDIT(send, posted)	((send) | ((posted) << 16))
+
+static bool rds_ib_flow_control = true;
+module_param_named(flow_control, rds_ib_flow_control, bool, 0644);
+MODULE_PARM_DESC(flow_control, "Offer credit-based flow control to peers; used with those that offer it too (default on)");
 
 /* Most credits one frame returns: h_credit is a byte. */
 #define RDS_IB_CREDIT_MAX_ADV	255
@@ -157,20 +162,23 @@ bool rds_ib_credit_can_send(struct rds_ib_conn *ic)
  * @ic: the connection
  * @n: the credits
  *
+ * A sender that waited for credits is kicked.
  * Context: receive completion.
+ * Return: true if one waited: an ACK frame may wait too, and the caller
+ * sends it (rds_ib_send_ack()).
  */
-void rds_ib_credit_add(struct rds_ib_conn *ic, u8 n)
+bool rds_ib_credit_add(struct rds_ib_conn *ic, u8 n)
 {
 	if (!n || !ic->fc_enforce)
-		return;
+		return false;
 	atomic_add(RDS_IB_CREDIT(n, 0), &ic->credits);
 	rds_ib_stat_inc(RDS_IB_STAT_RX_CREDIT_UPDATES);
 	/* Pairs with rds_ib_credit_grab(): credits before the bit test. */
 	smp_mb__after_atomic();
-	if (test_and_clear_bit(RDS_IB_CREDIT_WAIT, &ic->flags)) {
-		rds_zc_conn_kick(ic->conn);
-		rds_ib_send_ack(ic);	/* an ACK frame may wait too */
-	}
+	if (!test_and_clear_bit(RDS_IB_CREDIT_WAIT, &ic->flags))
+		return false;
+	rds_zc_conn_kick(ic->conn);
+	return true;
 }
 
 /**
@@ -178,16 +186,19 @@ void rds_ib_credit_add(struct rds_ib_conn *ic, u8 n)
  * @ic: the connection
  *
  * Context: receive completion.
+ * Return: true when enough were posted to hand the peer: an ACK frame is
+ * requested (RDS_IB_ACK_REQUESTED), and the caller sends it
+ * (rds_ib_send_ack()).
  */
-void rds_ib_credit_posted(struct rds_ib_conn *ic)
+bool rds_ib_credit_posted(struct rds_ib_conn *ic)
 {
 	int v;
 
 	if (!ic->fc_grant)
-		return;
+		return false;
 	v = atomic_add_return(RDS_IB_CREDIT(0, 1), &ic->credits);
-	if (RDS_IB_CREDIT_POSTED(v) >= ic->credit_batch) {
-		set_bit(RDS_IB_ACK_REQUESTED, &ic->flags);
-		rds_ib_send_ack(ic);
-	}
+	if (RDS_IB_CREDIT_POSTED(v) < ic->credit_batch)
+		return false;
+	set_bit(RDS_IB_ACK_REQUESTED, &ic->flags);
+	return true;
 }

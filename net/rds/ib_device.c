@@ -39,6 +39,8 @@ static LIST_HEAD(rds_ib_devices);
 static DEFINE_MUTEX(rds_ib_devices_lock);	/* rds_ib_devices */
 
 static struct ib_client rds_ib_client;
+/* What the layers above add to each device (rds_ib_device_init()). */
+static const struct rds_ib_device_hooks *rds_ib_device_hooks;
 
 /* Cached answers of rds_ib_device_for_addr(), at most RDS_IB_ADDR_MAX. */
 struct rds_ib_addr {
@@ -175,7 +177,7 @@ static int rds_ib_add_one(struct ib_device *ibdev)
 		ret = PTR_ERR(rdev->pd);
 		goto out_free;
 	}
-	rds_ib_mr_dev_init(rdev);
+	rds_ib_device_hooks->add(rdev);
 
 	mutex_lock(&rds_ib_devices_lock);
 	list_add_tail(&rdev->item, &rds_ib_devices);
@@ -211,7 +213,7 @@ static void rds_ib_remove_one(struct ib_device *ibdev, void *client_data)
 	rds_ib_device_put(rdev);
 	wait_for_completion(&rdev->unused);
 
-	rds_ib_mr_dev_exit(rdev);	/* registrations sockets still hold die */
+	rds_ib_device_hooks->remove(rdev);	/* registrations sockets hold die */
 	ib_dealloc_pd(rdev->pd);
 	pr_info("rds_zc_ib: released RDMA device %s\n", dev_name(&ibdev->dev));
 	kref_put(&rdev->mem, rds_ib_device_free);
@@ -330,13 +332,15 @@ struct rds_ib_device *rds_ib_device_for_addr(struct net *net, __be32 addr)
 
 /**
  * rds_ib_device_init() - start watching RDMA devices
+ * @hooks: what each device gets; lives until rds_ib_device_exit()
  *
  * Return: 0 or a negative errno.
  */
-int rds_ib_device_init(void)
+int rds_ib_device_init(const struct rds_ib_device_hooks *hooks)
 {
 	int ret;
 
+	rds_ib_device_hooks = hooks;
 	ret = register_inetaddr_notifier(&rds_ib_inetaddr_nb);
 	if (ret)
 		return ret;

@@ -171,8 +171,8 @@ static int rds_ib_recv_hdr(struct rds_ib_conn *ic, unsigned int i,
 	*payload = byte_len - sizeof(*h);
 	rds_ib_stat_inc(RDS_IB_STAT_RX_FRAMES);
 
-	if (h->h_credit)
-		rds_ib_credit_add(ic, h->h_credit);
+	if (h->h_credit && rds_ib_credit_add(ic, h->h_credit))
+		rds_ib_send_ack(ic);	/* an ACK frame may wait too */
 	if (h->h_ack)
 		rds_zc_conn_acked(ic->conn, be64_to_cpu(h->h_ack));
 	if (rds_ib_hdr_is_ack(h, *payload)) {
@@ -259,8 +259,8 @@ static int rds_ib_recv_repost(struct rds_ib_conn *ic,
 {
 	int ret = rds_ib_recv_post(ic, slot);
 
-	if (!ret)
-		rds_ib_credit_posted(ic);
+	if (!ret && rds_ib_credit_posted(ic))
+		rds_ib_send_ack(ic);
 	return ret;
 }
 

@@ -5,7 +5,7 @@
 #
 #   1. builds for Debian's 6.1 and 6.12 kernels with W=1: no warning
 #   2. sparse (C=2) on both: no warning
-#   2b. the core's files only call down (tools/testing/layers.py)
+#   2b. the modules' files only call down (tools/testing/layers.py)
 #   3. checkpatch.pl --strict on every C file and header: clean
 #   4. the selftests, the demo, tools/rds-zc-bench, tools/rds-zc-info and
 #      the examples build with -Werror;
@@ -125,12 +125,12 @@ for series in 6.1 6.12; do
 	result $st "sparse (C=2) clean for $series" "$log.bad"
 done
 
-# 2b: the core's files only call down, by the symbols their objects use
+# 2b: the modules' files only call down, by the symbols their objects use
 # (tools/testing/layers.py, on the 6.1 build).
 log=$logs/layers.log
 objdir=$(tail -n 1 "$logs/build-6.1.log")
 tools/testing/layers.py "$objdir" > "$log" 2>&1
-result $? "the core's files only call down: $(tail -n 1 "$log")" "$log"
+result $? "the modules' files only call down: $(tail -n 1 "$log")" "$log"
 
 # 3: checkpatch on every C source and header of the project.  Kernel
 # code and the uapi header get every rule.  User-space programs (tools/)

@@ -1,20 +1,22 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""layers.py - check that the core's files only call down.
+"""layers.py - check that the modules' files only call down.
 
 Usage: layers.py OBJDIR
 
 OBJDIR holds the object files of a build of net/rds (build-modules.sh
-prints it).  For every object file of the core module, rds_zc, the
-symbols it defines and those it uses are read with nm, and every use of
-another file's symbol, function or data, is checked against LAYERS: a
-file may use its own layer and those below, never one above.  A layer
-of several files is one component, whose private header they share
-(conn_internal.h, mr.h, rdma_op.h).  Tracepoint symbols are left out:
-trace.c defines them for everyone.
+prints it).  For every object file of each module, rds_zc and
+rds_zc_ib, the symbols it defines and those it uses are read with nm, and
+every use of another file's symbol of the same module, function or data,
+is checked against its module's layers: a file may use its own layer and those below,
+never one above.  A layer of several files is one component, whose
+private header they share (conn_internal.h, mr.h, rdma_op.h).
+Tracepoint symbols are left out: trace.c defines them for everyone.
+Between the modules, rds_zc_ib uses what rds_zc exports and rds_zc
+cannot link to rds_zc_ib at all.
 
-Exits 1, naming each upward use, if there is one, or if a file of the
-core is in no layer (a new file must be placed), or if a layer names a
+Exits 1, naming each upward use, if there is one, or if a file of a
+module is in no layer (a new file must be placed), or if a layer names a
 file that was not built.  Documentation/networking/rds_zc.rst describes
 the layers.
 """
@@ -22,8 +24,8 @@ import os
 import subprocess
 import sys
 
-# Bottom first.
-LAYERS = [
+# Per module, bottom first.
+CORE_LAYERS = [
     ('base', ['stats', 'sysctl', 'trace']),
     ('message', ['message']),
     ('cong', ['cong']),
@@ -38,6 +40,19 @@ LAYERS = [
     ('socket', ['socket', 'sockopt', 'info']),
     ('module', ['module']),
 ]
+
+IB_LAYERS = [
+    ('ib_stats', ['ib_stats']),
+    ('ib_device', ['ib_device']),
+    ('ib_mr', ['ib_mr', 'ib_reg_qp']),
+    ('ib_credit', ['ib_credit']),
+    ('ib_send', ['ib_send']),
+    ('ib_recv', ['ib_recv']),
+    ('ib_cm', ['ib_cm']),
+    ('ib', ['ib']),
+]
+
+MODULES = [('rds_zc', CORE_LAYERS), ('rds_zc_ib', IB_LAYERS)]
 
 TRACE_PREFIXES = ('__tracepoint_', '__traceiter_', '__SCT__tp_func_',
                   '__SCK__tp_func_', '__bpf_trace_tp_map_')
@@ -57,31 +72,29 @@ def symbols(path):
     return defined, used
 
 
-def core_objects(objdir):
-    """The object files linked into rds_zc.ko, from the build's .mod."""
-    mod = os.path.join(objdir, 'rds_zc.mod')
+def module_objects(objdir, module):
+    """The object files linked into MODULE.ko, from the build's .mod."""
+    mod = os.path.join(objdir, module + '.mod')
     with open(mod, encoding='utf-8') as f:
         names = f.read().split()
     return [os.path.splitext(os.path.basename(n))[0] for n in names]
 
 
-def main():
-    if len(sys.argv) != 2:
-        sys.exit(__doc__)
-    objdir = sys.argv[1]
+def check(objdir, module, layers):
+    """Print each problem of one module; return how many, and the uses."""
     level = {}
-    for i, (_, files) in enumerate(LAYERS):
+    for i, (_, files) in enumerate(layers):
         for name in files:
             level[name] = i
-    objs = core_objects(objdir)
+    objs = module_objects(objdir, module)
     bad = 0
     for name in objs:
         if name not in level:
-            print(f'{name}.o: in no layer of {sys.argv[0]}')
+            print(f'{name}.o: in no layer of {module} in {sys.argv[0]}')
             bad += 1
     for name in level:
         if name not in objs:
-            print(f'{name}: a layer names it, rds_zc.mod does not')
+            print(f'{name}: a layer names it, {module}.mod does not')
             bad += 1
     owner, uses = {}, {}
     for name in objs:
@@ -97,11 +110,21 @@ def main():
                 continue
             edges += 1
             if level.get(to, -1) > level.get(name, -1):
-                print(f'{name}.o ({LAYERS[level[name]][0]}) uses {sym} '
-                      f'of {to}.o ({LAYERS[level[to]][0]}), a layer above')
+                print(f'{name}.o ({layers[level[name]][0]}) uses {sym} '
+                      f'of {to}.o ({layers[level[to]][0]}), a layer above')
                 bad += 1
-    print(f'{len(objs)} files in {len(LAYERS)} layers, {edges} uses '
-          f'between files, {bad} problems')
+    return len(objs), len(layers), edges, bad
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    files = nlayers = edges = bad = 0
+    for module, layers in MODULES:
+        f, n, e, b = check(sys.argv[1], module, layers)
+        files, nlayers, edges, bad = files + f, nlayers + n, edges + e, bad + b
+    print(f'{files} files in {nlayers} layers of {len(MODULES)} modules, '
+          f'{edges} uses between files, {bad} problems')
     return 1 if bad else 0
 
 
