@@ -41,10 +41,6 @@
 #include "rds_test.h"
 #include "rds_sock_util.h"
 
-#ifndef AF_RDS
-#define AF_RDS 21
-#endif
-
 #define RCV_TIMEOUT_MS	10000	/* how long a case waits for a message */
 #define BIG_MSG		(1 << 20)	/* the largest message RDS takes */
 
@@ -57,15 +53,6 @@ static char addr_main_str[INET_ADDRSTRLEN];
 static int main_is_lo;
 
 /* ---------------------------------------------------------------- helpers */
-
-static void sin_set(struct sockaddr_in *sin, struct in_addr addr,
-		    unsigned short port)
-{
-	memset(sin, 0, sizeof(*sin));
-	sin->sin_family = AF_INET;
-	sin->sin_addr = addr;
-	sin->sin_port = htons(port);
-}
 
 static struct in_addr in_addr_of(const char *dotted)
 {
@@ -101,86 +88,29 @@ static int modules_are_distro(void)
 	return mods && !strcmp(mods, "distro");
 }
 
-static int rds_socket(void)
-{
-	return ASSERT_SYS_OK(socket(AF_RDS, SOCK_SEQPACKET, 0));
-}
-
 /*
  * A socket bound to addr:port (port 0: any), its bound address in *out if
- * out is not NULL.  Receives wait RCV_TIMEOUT_MS at most, so that a lost
- * message fails a check instead of hanging the case.
+ * out is not NULL.  Receives wait RCV_TIMEOUT_MS at most.
  */
 static int rds_bound(struct in_addr addr, unsigned short port,
 		     struct sockaddr_in *out)
 {
-	struct sockaddr_in sin, got;
-	socklen_t len = sizeof(got);
-	int fd = rds_socket();
-
-	sin_set(&sin, addr, port);
-	ASSERT_SYS_OK(bind(fd, (struct sockaddr *)&sin, sizeof(sin)));
-	ASSERT_SYS_OK(getsockname(fd, (struct sockaddr *)&got, &len));
-	ASSERT_EQ(len, sizeof(got));
-	ASSERT_EQ(got.sin_family, AF_INET);
-	ASSERT_TRUE(got.sin_port != 0, "bound to port 0");
-	if (out)
-		*out = got;
-	set_rcvtimeo(fd, RCV_TIMEOUT_MS);
-	return fd;
-}
-
-static int int_opt(int fd, int level, int name)
-{
-	socklen_t len = sizeof(int);
-	int val = 0;
-
-	ASSERT_SYS_OK(getsockopt(fd, level, name, &val, &len));
-	ASSERT_EQ(len, sizeof(int));
-	return val;
-}
-
-static int set_int_opt(int fd, int level, int name, int val)
-{
-	return setsockopt(fd, level, name, &val, sizeof(val));
-}
-
-/* A byte pattern that differs per message (seed) and per offset. */
-static unsigned char pattern_byte(size_t i, unsigned int seed)
-{
-	return (unsigned char)(i * 131 + (i >> 9) + seed * 29 + 7);
-}
-
-static void fill_pattern(unsigned char *buf, size_t len, unsigned int seed)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		buf[i] = pattern_byte(i, seed);
+	return rds_bound_at(addr, port, out, RCV_TIMEOUT_MS);
 }
 
 /* Expect buf to hold the pattern; report the first difference. */
 static int expect_pattern(const unsigned char *buf, size_t len,
 			  unsigned int seed, const char *what)
 {
-	size_t i;
+	size_t i = pattern_mismatch(buf, len, seed);
+	unsigned char want[4];
 
-	for (i = 0; i < len; i++) {
-		if (buf[i] != pattern_byte(i, seed)) {
-			rt_fail("%s: byte %zu of %zu is %#x, expected %#x",
-				what, i, len, buf[i], pattern_byte(i, seed));
-			return 0;
-		}
-	}
-	return 1;
-}
-
-static void *xmalloc(size_t len)
-{
-	void *p = malloc(len ? len : 1);
-
-	ASSERT_TRUE(p, "out of memory for %zu bytes", len);
-	return p;
+	if (i == len)
+		return 1;
+	fill_pattern(want, sizeof(want), seed + (uint32_t)(i >> 2) * 0x9e3779b9U);
+	rt_fail("%s: byte %zu of %zu is %#x, expected %#x", what, i, len,
+		buf[i], want[i & 3]);
+	return 0;
 }
 
 /* Send len pattern bytes to *to; the whole message must be taken. */
@@ -195,29 +125,6 @@ static void send_pattern(int fd, size_t len, unsigned int seed,
 				   sizeof(*to)));
 	ASSERT_EQ(ret, len);
 	free(buf);
-}
-
-/* recvmsg() into buf; the sender's address in *from, flags in *flags. */
-static long recv_msg(int fd, void *buf, size_t len, int flags,
-		     struct sockaddr_in *from, int *msg_flags)
-{
-	struct iovec iov = { buf, len };
-	struct msghdr msg = {
-		.msg_name = from,
-		.msg_namelen = from ? sizeof(*from) : 0,
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-	};
-	long ret;
-
-	if (from)
-		memset(from, 0xa5, sizeof(*from));
-	ret = recvmsg(fd, &msg, flags);
-	if (ret >= 0 && from)
-		EXPECT_EQ(msg.msg_namelen, sizeof(*from));
-	if (msg_flags)
-		*msg_flags = msg.msg_flags;
-	return ret;
 }
 
 /*
@@ -261,14 +168,6 @@ static void recv_text(int fd, const char *text, const struct sockaddr_in *from)
 		expect_sin(&src, from, "sender address");
 }
 
-/* Nothing more may be queued on fd. */
-static void expect_empty(int fd)
-{
-	char c;
-
-	EXPECT_SYS_ERR(recv(fd, &c, 1, MSG_DONTWAIT), EAGAIN);
-}
-
 /*
  * Wait until everything fd sent to addr so far has been delivered or
  * dropped: one connection carries a socket's messages to one address in
@@ -285,27 +184,6 @@ static void flush_to(int fd, struct in_addr addr)
 				       sizeof(p))), 5);
 	recv_text(probe, "flush", NULL);
 	close(probe);
-}
-
-/*
- * Give a socket room for messages of up to msg bytes: an RDS message may
- * use at most half of SO_SNDBUF as getsockopt() reports it, and the
- * receiver should not congest meanwhile.  Skips without the privilege.
- */
-static void make_room(int fd, int msg)
-{
-	int want = 2 * msg + 65536;
-
-	if (set_int_opt(fd, SOL_SOCKET, SO_SNDBUFFORCE, want) ||
-	    set_int_opt(fd, SOL_SOCKET, SO_RCVBUFFORCE, 2 * want)) {
-		if (errno != EPERM)
-			rt_fail("SO_SNDBUFFORCE/SO_RCVBUFFORCE: %s",
-				rt_errname(errno));
-		rt_skip("no CAP_NET_ADMIN to raise the socket buffers");
-	}
-	ASSERT_TRUE(int_opt(fd, SOL_SOCKET, SO_SNDBUF) / 2 >= msg,
-		    "SO_SNDBUF %d too small for %d",
-		    int_opt(fd, SOL_SOCKET, SO_SNDBUF), msg);
 }
 
 /*
@@ -832,8 +710,8 @@ static void message_sizes(struct in_addr addr)
 	int tx = rds_bound(addr, 0, &t);
 	unsigned int i;
 
-	make_room(tx, BIG_MSG);
-	make_room(rx, BIG_MSG);
+	make_room(tx, BIG_MSG, 0);
+	make_room(rx, BIG_MSG, 0);
 	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
 		send_pattern(tx, sizes[i], i, &r);
 		recv_pattern(rx, sizes[i], i, &t);
@@ -856,7 +734,7 @@ static void test_message_too_big(void)
 			      .msg_iov = iov, .msg_iovlen = 2 };
 
 	/* With room in the send buffer, only the 1 MiB limit refuses. */
-	make_room(tx, len + 1);
+	make_room(tx, len + 1, 0);
 	memset(buf, 0x5a, len);
 	EXPECT_SYS_ERR(sendto(tx, buf, BIG_MSG + 1, 0, (void *)&r, sizeof(r)),
 		       EMSGSIZE);
