@@ -96,8 +96,8 @@ count() {	# count TEXT: number of records in it
 	grep -c '^unreferenced object' <<< "$1" || true
 }
 
-total=$(grep -c '^unreferenced object' "$report" || true)
-echo "# kmemleak: $total unreferenced object(s) after $scans scan(s)"
+nobj=$(grep -c '^unreferenced object' "$report" || true)
+echo "# kmemleak: $nobj unreferenced object(s) after $scans scan(s)"
 
 check() {	# check NAME KIND WHAT
 	local recs nrec
