@@ -13,17 +13,9 @@ set -u
 RDS_TRANS_IB=0
 RDS_TRANS_LOOP=3
 DEV=rxe0
-n=0
-failed=0
 
-result() {	# result STATUS NAME [SKIP-REASON]: 0 pass, 4 skip, else fail
-	n=$((n + 1))
-	case $1 in
-	0) echo "ok $n - $2" ;;
-	4) echo "ok $n - $2 # SKIP $3" ;;
-	*) echo "not ok $n - $2"; failed=1 ;;
-	esac
-}
+# shellcheck source=lib_tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib_tap.sh"
 
 # transport_of ADDR: what SO_RDS_TRANSPORT reads on a socket bound there.
 transport_of() {
@@ -90,4 +82,4 @@ expect_transport removed_address_served_locally "$RDS_ADDR" $RDS_TRANS_LOOP
 rdma link add "$DEV" type rxe netdev "$netdev" || echo "# rdma link add failed"
 expect_transport device_added_back "$RDS_ADDR" $RDS_TRANS_IB
 
-exit $failed
+exit $((failed > 0))

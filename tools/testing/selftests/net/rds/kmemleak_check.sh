@@ -28,6 +28,9 @@ scans=${KMEMLEAK_SCANS:-2}
 wait_s=${KMEMLEAK_WAIT:-6}
 names=(no_rds_zc_leaks no_unloaded_module_leaks)
 
+# shellcheck source=lib_tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib_tap.sh"
+
 echo "1..${#names[@]}"
 
 report=$(mktemp)
@@ -42,7 +45,7 @@ else
 	fi
 	if [ ! -e "$km" ]; then
 		for i in "${!names[@]}"; do
-			echo "ok $((i + 1)) - ${names[i]} # SKIP no $km (kernel without kmemleak)"
+			result 4 "${names[i]}" "no $km (kernel without kmemleak)"
 		done
 		exit 0
 	fi
@@ -55,7 +58,7 @@ else
 			# internal error, or kmemleak=off on the command line).
 			echo "# kmemleak scan failed: $(cat "$report")"
 			for j in "${!names[@]}"; do
-				echo "not ok $((j + 1)) - ${names[j]} # kmemleak is not working"
+				emit "not ok" "${names[j]} # kmemleak is not working"
 			done
 			exit 1
 		fi
@@ -93,23 +96,19 @@ count() {	# count TEXT: number of records in it
 	grep -c '^unreferenced object' <<< "$1" || true
 }
 
-total=$(grep -c '^unreferenced object' "$report" || true)
-echo "# kmemleak: $total unreferenced object(s) after $scans scan(s)"
+nobj=$(grep -c '^unreferenced object' "$report" || true)
+echo "# kmemleak: $nobj unreferenced object(s) after $scans scan(s)"
 
-n=0
-failed=0
 check() {	# check NAME KIND WHAT
 	local recs nrec
-	n=$((n + 1))
 	recs=$(classify "$2")
 	nrec=$(count "$recs")
 	if [ "$nrec" -eq 0 ]; then
-		echo "ok $n - $1"
+		emit ok "$1"
 		return
 	fi
-	echo "not ok $n - $1 # $nrec $3"
+	emit "not ok" "$1 # $nrec $3"
 	echo "# ${recs//$'\n'/$'\n'# }"
-	failed=1
 }
 
 check "${names[0]}" ours "leak(s) allocated by rds_zc or rds_zc_ib"
@@ -120,4 +119,4 @@ if [ "$(count "$others")" -gt 0 ]; then
 	echo "# $(count "$others") other unreferenced object(s), not ours (they fail the kernel-log check):"
 	echo "#   ${others//$'\n'/$'\n'#   }"
 fi
-exit "$failed"
+exit $((failed > 0))

@@ -5,37 +5,18 @@
 # install_check.sh) share.  Sourced after the script has set CASES, the
 # names of its cases in order:
 #
-#   diag TEXT...		# TEXT as TAP diagnostics, a "# " line each
-#   result STATUS NAME [WHY]	# STATUS 0: ok, 4: ok # SKIP WHY, else not ok
+#   diag TEXT..., result STATUS NAME [WHY]	# from lib_tap.sh
 #   skip_all WHY		# the plan, every case skipped, exit 0
 #   loaded MODULE		# is MODULE loaded and live?
 #   run CMD...			# CMD; on failure, it and its output as diag
 #   note_as_found		# remember whether $CORE and $IB are loaded
 #   as_found			# loaded as noted, and the distribution's rds not
 #
-# result counts in tnum and sets failed=1 on a failure, which the caller
-# reads.
+# result counts the failures in failed, which the caller reads: it exits
+# with $((failed > 0)).
 
-# shellcheck disable=SC2034
-tnum=0
-failed=0
-
-diag() {
-	local line
-
-	while IFS= read -r line; do
-		echo "# $line"
-	done <<< "$*"
-}
-
-result() {	# STATUS NAME [SKIP-REASON]: STATUS 0 pass, 4 skip, else fail
-	tnum=$((tnum + 1))
-	case $1 in
-	0) echo "ok $tnum - $2" ;;
-	4) echo "ok $tnum - $2 # SKIP $3" ;;
-	*) echo "not ok $tnum - $2"; failed=1 ;;
-	esac
-}
+# shellcheck source=lib_tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib_tap.sh"
 
 skip_all() {
 	local c

@@ -8,6 +8,9 @@
 #   run_prog NAME LIMIT CMD...	# run CMD under a time limit; each of its
 #				# results is renumbered and named "NAME: ..."
 #   emit "ok"|"not ok" DESC	# one result of the caller's own
+#   result STATUS NAME [WHY]	# the same from a status: 0 ok, 4 ok # SKIP
+#				# WHY, anything else not ok
+#   diag TEXT...		# TEXT as TAP diagnostics, a "# " line each
 #   tap_finish			# the plan and the totals; status 0 iff
 #				# nothing failed
 #
@@ -15,6 +18,9 @@
 # a folder.  A program that is killed at its limit, prints no plan, prints
 # fewer or more results than planned, or exits non-zero (but 4, kselftest's
 # "skip") without a failed result adds a failed result of its own.
+#
+# The results so far are counted in total, the failed ones in failed: a
+# script that prints its own plan exits with $((failed > 0)).
 
 total=0
 failed=0
@@ -23,6 +29,22 @@ emit() {	# ok|not ok, description
 	total=$((total + 1))
 	echo "$1 $total - $2"
 	[ "$1" = ok ] || failed=$((failed + 1))
+}
+
+result() {	# STATUS NAME [SKIP-REASON]: STATUS 0 pass, 4 skip, else fail
+	case $1 in
+	0) emit ok "$2" ;;
+	4) emit ok "$2 # SKIP $3" ;;
+	*) emit "not ok" "$2" ;;
+	esac
+}
+
+diag() {
+	local line
+
+	while IFS= read -r line; do
+		echo "# $line"
+	done <<< "$*"
 }
 
 # run_prog NAME LIMIT CMD...: run a TAP program, renumbering its results.

@@ -88,6 +88,8 @@ set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=rds_modules.sh
 . "$here/rds_modules.sh"
+# shellcheck source=lib_tap.sh
+. "$here/lib_tap.sh"
 
 STREAM=$here/rds_stream
 STATE=$here/rds_state
@@ -101,20 +103,8 @@ RECV_LIMIT=120		# s for a stream's end marker to arrive
 SEND_LIMIT=200		# s for a sender, its wait for the receiver included
 DEV=rxe0
 
-n=0
-failures=0
 dumped=
 pids=()
-
-result() {	# result STATUS NAME: 0 pass, else fail
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failures=$((failures + 1))
-	fi
-}
 
 # Trace connection states (ours) and rdma_cm events (both), if tracefs is
 # there: state_dump shows them.
@@ -142,14 +132,6 @@ state_dump() {	# state_dump WHY
 	fi
 	diag "  kernel log (the last 15 lines):"
 	dmesg | tail -n 15 | sed 's/^/#     /'
-}
-
-diag() {
-	local line
-
-	while IFS= read -r line; do
-		echo "# $line"
-	done <<< "$*"
 }
 
 cleanup() {
@@ -342,8 +324,7 @@ case_link_down() {
 	[ "$driver" = virtio_net ] &&
 		why="virtio-net's transmit queue can stall for good after the flap (vm-run.sh --nic e1000)"
 	if [ -n "$why" ]; then
-		n=$((n + 1))
-		echo "ok $n - link_down # SKIP $why"
+		result 4 link_down "$why"
 		return
 	fi
 	two_streams link_down 1 "$fnode" fault_link_down
@@ -451,8 +432,7 @@ case_unload_connecting() {
 
 	fnode=$(ours_node)
 	if [ "$fnode" = 0 ]; then
-		n=$((n + 1))
-		echo "ok $n - $name # SKIP no node runs our modules"
+		result 4 "$name" "no node runs our modules"
 		return
 	fi
 	barrier "$name-start" || { result 1 "$name: both guests ready"; return; }
@@ -556,5 +536,5 @@ for c in "${cases[@]}"; do
 	"case_$c"
 	[ ! -w "$TRACING/trace" ] || : > "$TRACING/trace"
 done
-echo "1..$n"
-exit $((failures > 0))
+echo "1..$total"
+exit $((failed > 0))

@@ -57,24 +57,6 @@ static int bound_socket(void)
 	return fd;
 }
 
-/* RDS_GET_MR of [p, p + len): 0 or -errno; the cookie in *cookie. */
-static int get_mr(int fd, void *p, size_t len, uint64_t *cookie)
-{
-	struct rds_get_mr_args a = {
-		.vec = { .addr = (uintptr_t)p, .bytes = len },
-		.cookie_addr = (uintptr_t)cookie,
-	};
-
-	return setsockopt(fd, SOL_RDS, RDS_GET_MR, &a, sizeof(a)) ? -errno : 0;
-}
-
-static int free_mr(int fd, uint64_t cookie)
-{
-	struct rds_free_mr_args a = { .cookie = cookie };
-
-	return setsockopt(fd, SOL_RDS, RDS_FREE_MR, &a, sizeof(a)) ? -errno : 0;
-}
-
 /* A message to @to carrying @cookie as RDS_CMSG_RDMA_DEST: 0 or -errno. */
 static int send_dest(int fd, const struct sockaddr_in *to, uint64_t cookie)
 {
@@ -98,12 +80,12 @@ static void need_registration(void)
 	int fd = bound_socket();
 	uint64_t cookie = 0;
 	void *p = pages(1);
-	int ret = get_mr(fd, p, PAGE, &cookie);
+	int ret = rds_get_mr(fd, p, PAGE, &cookie);
 
 	if (ret)
 		rt_skip("RDS_GET_MR after bind: %s (modules %s)",
 			rt_errname(-ret), getenv("RDS_MODULES") ?: "?");
-	EXPECT_EQ(free_mr(fd, cookie), 0);
+	EXPECT_EQ(rds_free_mr(fd, cookie, 0), 0);
 	/*
 	 * A release without RDS_RDMA_INVALIDATE ends later, in a work
 	 * item; close() waits for every release of the socket, so that
@@ -131,17 +113,17 @@ static void test_memlock_limit(void)
 	ASSERT_TRUE(!setgid(NOBODY) && !setuid(NOBODY), "setuid: %s",
 		    rt_errname(errno));
 
-	EXPECT_EQ(get_mr(fd, p, 17 * PAGE, &c1), -ENOMEM);
-	EXPECT_EQ(get_mr(fd, p, 10 * PAGE, &c1), 0);
-	EXPECT_EQ(get_mr(fd, (char *)p + 10 * PAGE, 6 * PAGE, &c2), 0);
+	EXPECT_EQ(rds_get_mr(fd, p, 17 * PAGE, &c1), -ENOMEM);
+	EXPECT_EQ(rds_get_mr(fd, p, 10 * PAGE, &c1), 0);
+	EXPECT_EQ(rds_get_mr(fd, (char *)p + 10 * PAGE, 6 * PAGE, &c2), 0);
 	/* 16 pages pinned: one more is over the limit. */
-	EXPECT_EQ(get_mr(fd, (char *)p + 16 * PAGE, PAGE, &c3), -ENOMEM);
-	EXPECT_EQ(free_mr(fd, c1), 0);
-	EXPECT_EQ(get_mr(fd, (char *)p + 16 * PAGE, PAGE, &c3), 0);
+	EXPECT_EQ(rds_get_mr(fd, (char *)p + 16 * PAGE, PAGE, &c3), -ENOMEM);
+	EXPECT_EQ(rds_free_mr(fd, c1, 0), 0);
+	EXPECT_EQ(rds_get_mr(fd, (char *)p + 16 * PAGE, PAGE, &c3), 0);
 	/* Close releases the rest: the whole limit is free again. */
 	close(fd);
 	fd = bound_socket();
-	EXPECT_EQ(get_mr(fd, p, 16 * PAGE, &c1), 0);
+	EXPECT_EQ(rds_get_mr(fd, p, 16 * PAGE, &c1), 0);
 	close(fd);
 }
 
@@ -157,16 +139,16 @@ static void test_size_limit(void)
 	uint64_t c = 0;
 
 	need_registration();
-	EXPECT_EQ(get_mr(fd, p + 123, 1 << 20, &c), 0);
-	EXPECT_EQ(free_mr(fd, c), 0);
-	EXPECT_EQ(get_mr(fd, p, (1 << 20) + PAGE, &c), 0);
-	EXPECT_EQ(free_mr(fd, c), 0);
-	EXPECT_EQ(get_mr(fd, p, (1 << 20) + PAGE + 1, &c), -EINVAL);
+	EXPECT_EQ(rds_get_mr(fd, p + 123, 1 << 20, &c), 0);
+	EXPECT_EQ(rds_free_mr(fd, c, 0), 0);
+	EXPECT_EQ(rds_get_mr(fd, p, (1 << 20) + PAGE, &c), 0);
+	EXPECT_EQ(rds_free_mr(fd, c, 0), 0);
+	EXPECT_EQ(rds_get_mr(fd, p, (1 << 20) + PAGE + 1, &c), -EINVAL);
 	/* Within the bytes but over 257 pages at this offset. */
-	EXPECT_EQ(get_mr(fd, p + 123, (1 << 20) + 4000, &c), -EINVAL);
-	EXPECT_EQ(get_mr(fd, p, 0, &c), -EINVAL);
-	EXPECT_EQ(get_mr(fd, (void *)16, PAGE, &c), -EFAULT);
-	EXPECT_EQ(get_mr(fd, p, PAGE, (uint64_t *)16), -EFAULT);
+	EXPECT_EQ(rds_get_mr(fd, p + 123, (1 << 20) + 4000, &c), -EINVAL);
+	EXPECT_EQ(rds_get_mr(fd, p, 0, &c), -EINVAL);
+	EXPECT_EQ(rds_get_mr(fd, (void *)16, PAGE, &c), -EFAULT);
+	EXPECT_EQ(rds_get_mr(fd, p, PAGE, (uint64_t *)16), -EFAULT);
 	/* That cookie was never handed out: nothing is left to free. */
 	close(fd);
 }
@@ -186,10 +168,10 @@ static void test_pool_exhausted(void)
 	c = calloc(n + 1, sizeof(*c));
 	p = pages(n + 1);
 	for (i = 0; i < n; i++)
-		EXPECT_EQ(get_mr(fd, p + i * PAGE, PAGE, &c[i]), 0);
-	EXPECT_EQ(get_mr(fd, p + n * PAGE, PAGE, &c[n]), -EAGAIN);
-	EXPECT_EQ(free_mr(fd, c[0]), 0);
-	EXPECT_EQ(get_mr(fd, p + n * PAGE, PAGE, &c[n]), 0);
+		EXPECT_EQ(rds_get_mr(fd, p + i * PAGE, PAGE, &c[i]), 0);
+	EXPECT_EQ(rds_get_mr(fd, p + n * PAGE, PAGE, &c[n]), -EAGAIN);
+	EXPECT_EQ(rds_free_mr(fd, c[0], 0), 0);
+	EXPECT_EQ(rds_get_mr(fd, p + n * PAGE, PAGE, &c[n]), 0);
 	close(fd);
 	free(c);
 }
@@ -220,7 +202,7 @@ static void test_killed_owner(void)
 		uint64_t ck;
 
 		for (i = 0; i < 8; i++)
-			if (get_mr(cfd, p + i * 8 * PAGE, 8 * PAGE, &ck))
+			if (rds_get_mr(cfd, p + i * 8 * PAGE, 8 * PAGE, &ck))
 				_exit(1);
 		if (write(sync[1], "r", 1) != 1)
 			_exit(1);
@@ -259,7 +241,7 @@ static void test_key_reuse(void)
 		uint64_t cookie;
 		struct rds_free_mr_args a = { 0, i & 1 ? RDS_RDMA_INVALIDATE : 0 };
 
-		ASSERT_EQ(get_mr(fd, p, PAGE, &cookie), 0);
+		ASSERT_EQ(rds_get_mr(fd, p, PAGE, &cookie), 0);
 		key[i] = (uint32_t)cookie;
 		a.cookie = cookie;
 		ASSERT_TRUE(!setsockopt(fd, SOL_RDS, RDS_FREE_MR, &a, sizeof(a)),
@@ -317,9 +299,9 @@ static void test_reg_qp_recovery(void)
 	ASSERT_TRUE(fputs("1", f) >= 0 && !fclose(f), "write %s: %s",
 		    REG_FAULT, rt_errname(errno));
 
-	EXPECT_EQ(get_mr(fd, p, PAGE, &cookie), -EIO);
+	EXPECT_EQ(rds_get_mr(fd, p, PAGE, &cookie), -EIO);
 	for (until = rt_now_ms() + 10000; rt_now_ms() < until; tries++) {
-		ret = get_mr(fd, p, PAGE, &cookie);
+		ret = rds_get_mr(fd, p, PAGE, &cookie);
 		if (ret != -EIO)
 			break;
 		rt_sleep_ms(20);
@@ -327,7 +309,7 @@ static void test_reg_qp_recovery(void)
 	EXPECT_EQ(ret, 0);
 	rt_diag("registration worked again after %d failed tries", tries);
 	if (!ret)
-		EXPECT_EQ(free_mr(fd, cookie), 0);
+		EXPECT_EQ(rds_free_mr(fd, cookie, 0), 0);
 	EXPECT_EQ(rds_counter(fd, "ib_mr_reg_qp_recovered") - recovered, 1);
 	close(fd);
 	munmap(p, PAGE);
@@ -478,7 +460,7 @@ static void test_invalidate_carried_key(void)
 	ret = setsockopt(fd, SOL_RDS, RDS_FREE_MR, &f, sizeof(f));
 	EXPECT_EQ(ret ? -errno : 0, -EINTR);
 	waitpid(pid, NULL, 0);
-	EXPECT_EQ(free_mr(fd, cookie), -EINVAL);
+	EXPECT_EQ(rds_free_mr(fd, cookie, 0), -EINVAL);
 	close(fd);	/* withdraws the message: the key dies */
 	munmap(p, PAGE);
 }
@@ -558,19 +540,19 @@ static void test_unprivileged(void)
 	set_rcvtimeo(a, 5000);
 	EXPECT_EQ(recv(a, buf, sizeof(buf), 0), 9);
 	EXPECT_TRUE(!memcmp(buf, "to myself", 9), "received '%s'", buf);
-	EXPECT_EQ(get_mr(a, p, 4 * PAGE, &ca), 0);
-	EXPECT_EQ(get_mr(b, p + 4 * PAGE, 4 * PAGE, &cb), 0);
+	EXPECT_EQ(rds_get_mr(a, p, 4 * PAGE, &ca), 0);
+	EXPECT_EQ(rds_get_mr(b, p + 4 * PAGE, 4 * PAGE, &cb), 0);
 	EXPECT_EQ(send_dest(a, &to, ca), 0);
 	EXPECT_TRUE(rds_counter(a, "sock_created") > 0,
 		    "RDS_INFO_COUNTERS not readable");
 	/* what nobody may do to another socket's key */
-	EXPECT_EQ(free_mr(b, ca), -EINVAL);
+	EXPECT_EQ(rds_free_mr(b, ca, 0), -EINVAL);
 	EXPECT_EQ(send_dest(b, &to, ca), -EINVAL);
-	EXPECT_EQ(free_mr(a, cb), -EINVAL);
+	EXPECT_EQ(rds_free_mr(a, cb, 0), -EINVAL);
 	/* nor pin past its limit: 8 pinned, 9 more is over 16 */
-	EXPECT_EQ(get_mr(a, p + 8 * PAGE, 9 * PAGE, &cc), -ENOMEM);
-	EXPECT_EQ(free_mr(a, ca), 0);
-	EXPECT_EQ(free_mr(b, cb), 0);
+	EXPECT_EQ(rds_get_mr(a, p + 8 * PAGE, 9 * PAGE, &cc), -ENOMEM);
+	EXPECT_EQ(rds_free_mr(a, ca, 0), 0);
+	EXPECT_EQ(rds_free_mr(b, cb, 0), 0);
 	close(a);
 	close(b);
 	/* nor queue past its send buffer */

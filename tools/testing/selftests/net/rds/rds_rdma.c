@@ -542,13 +542,6 @@ static const char *status_name(int s)
 	EXPECT_TRUE((got) == (want), "RDMA status %d (%s), expected %d (%s)", \
 		    (got), status_name(got), (want), status_name(want))
 
-static int free_mr(int fd, uint64_t cookie, uint64_t flags)
-{
-	struct rds_free_mr_args args = { cookie, flags };
-
-	return setsockopt(fd, SOL_RDS, RDS_FREE_MR, &args, sizeof(args));
-}
-
 /*
  * One RDMA from the initiator to the owner's MR, as the manual has it:
  * request with RDS_CMSG_RDMA_MAP, RDMA with NOTIFY_ME and ACK, SUCCESS,
@@ -593,9 +586,9 @@ static uint64_t rdma_cycle_keep(struct pair *p, const struct rdma_op *op,
 			region_rest_unchanged(&r, 0, 0);
 		sync_peer("checked");
 		if (op->map_flags & RDS_RDMA_USE_ONCE)
-			EXPECT_SYS_ERR(free_mr(p->fd, cookie, 0), EINVAL);
+			EXPECT_EQ(rds_free_mr(p->fd, cookie, 0), -EINVAL);
 		else if (!keep)
-			EXPECT_SYS_OK(free_mr(p->fd, cookie, 0));
+			EXPECT_EQ(rds_free_mr(p->fd, cookie, 0), 0);
 		if (keep) {
 			memcpy(r.before, r.map, r.map_len);
 			*keep = r;
@@ -701,7 +694,7 @@ static int fail_owner(struct pair *p, struct region *r, uint64_t *cookie,
 
 	status = (int)hear_peer();
 	if (status != RDS_RDMA_SUCCESS && distro(node) && cookie && *cookie) {
-		EXPECT_SYS_OK(free_mr(p->fd, *cookie, RDS_RDMA_INVALIDATE));
+		EXPECT_EQ(rds_free_mr(p->fd, *cookie, RDS_RDMA_INVALIDATE), 0);
 		*cookie = 0;
 	}
 	sin_set(&want, addr_peer, case_port(0));
@@ -756,7 +749,7 @@ static uint64_t owner_map_invalidate(struct pair *p, struct region *r,
 	 * reference goes.  GOTIT carries that acknowledgment.
 	 */
 	expect_kind(p, K_GOTIT, seq, &rx);
-	EXPECT_SYS_OK(free_mr(p->fd, cookie, RDS_RDMA_INVALIDATE));
+	EXPECT_EQ(rds_free_mr(p->fd, cookie, RDS_RDMA_INVALIDATE), 0);
 	sync_peer("freed");
 	return cookie;
 }
@@ -820,24 +813,25 @@ static void test_get_mr_after_bind(void)
 	if (EXPECT_TRUE(!ret, "RDS_GET_MR after bind: %s", rt_errname(err))) {
 		EXPECT_NE(cookie, 0);
 		EXPECT_EQ(cookie_offset(cookie), (uintptr_t)(buf + 123) & (PAGE - 1));
-		EXPECT_SYS_OK(free_mr(fd, cookie, 0));
-		EXPECT_SYS_ERR(free_mr(fd, cookie, 0), EINVAL);
+		EXPECT_EQ(rds_free_mr(fd, cookie, 0), 0);
+		EXPECT_EQ(rds_free_mr(fd, cookie, 0), -EINVAL);
 	}
 	if (EXPECT_TRUE(!dret, "RDS_GET_MR_FOR_DEST after bind: %s",
 			rt_errname(derr))) {
 		EXPECT_NE(dcookie, 0);
 		EXPECT_NE(dcookie, cookie);
 		EXPECT_EQ(cookie_offset(dcookie), (uintptr_t)(buf + 123) & (PAGE - 1));
-		EXPECT_SYS_OK(free_mr(fd, dcookie, RDS_RDMA_INVALIDATE));
-		EXPECT_SYS_ERR(free_mr(fd, dcookie, 0), EINVAL);
+		EXPECT_EQ(rds_free_mr(fd, dcookie, RDS_RDMA_INVALIDATE), 0);
+		EXPECT_EQ(rds_free_mr(fd, dcookie, 0), -EINVAL);
 	}
 	close(fd);
 	free(buf);
 	sync_peer("done");
 }
 
-static int get_mr(int fd, void *addr, uint64_t bytes, void *cookie_addr,
-		  int optlen)
+/* RDS_GET_MR with an argument optlen bytes long: setsockopt()'s. */
+static int get_mr_optlen(int fd, void *addr, uint64_t bytes,
+			 void *cookie_addr, int optlen)
 {
 	struct {
 		struct rds_get_mr_args a;
@@ -870,21 +864,21 @@ static void test_get_mr_errors(void)
 	ASSERT_SYS_OK(munmap(hole, PAGE));
 
 	fd = rds_socket();
-	EXPECT_SYS_ERR(get_mr(fd, map, PAGE, &cookie, sz), ENOTCONN);
+	EXPECT_SYS_ERR(get_mr_optlen(fd, map, PAGE, &cookie, sz), ENOTCONN);
 	close(fd);
 
 	fd = rds_bound(0, NULL);
-	EXPECT_SYS_ERR(get_mr(fd, map, PAGE, &cookie, sz - 1), EINVAL);
-	EXPECT_SYS_ERR(get_mr(fd, map, PAGE, &cookie, sz + 8), EINVAL);
-	EXPECT_SYS_ERR(get_mr(fd, map, 0, &cookie, sz), EINVAL);
-	EXPECT_SYS_ERR(get_mr(fd, (void *)-4096L, 8192, &cookie, sz), EINVAL);
-	EXPECT_SYS_ERR(get_mr(fd, hole, PAGE, &cookie, sz), EFAULT);
-	EXPECT_SYS_ERR(get_mr(fd, hole - 8, 16, &cookie, sz), EFAULT);
-	EXPECT_SYS_ERR(get_mr(fd, NULL, PAGE, &cookie, sz), EFAULT);
+	EXPECT_SYS_ERR(get_mr_optlen(fd, map, PAGE, &cookie, sz - 1), EINVAL);
+	EXPECT_SYS_ERR(get_mr_optlen(fd, map, PAGE, &cookie, sz + 8), EINVAL);
+	EXPECT_SYS_ERR(get_mr_optlen(fd, map, 0, &cookie, sz), EINVAL);
+	EXPECT_SYS_ERR(get_mr_optlen(fd, (void *)-4096L, 8192, &cookie, sz), EINVAL);
+	EXPECT_SYS_ERR(get_mr_optlen(fd, hole, PAGE, &cookie, sz), EFAULT);
+	EXPECT_SYS_ERR(get_mr_optlen(fd, hole - 8, 16, &cookie, sz), EFAULT);
+	EXPECT_SYS_ERR(get_mr_optlen(fd, NULL, PAGE, &cookie, sz), EFAULT);
 	EXPECT_EQ(cookie, 0);
 
 	/* one byte more than 1 MiB + 4 KiB */
-	ret = get_mr(fd, map, MR_MAX + PAGE + 1, &cookie, sz);
+	ret = get_mr_optlen(fd, map, MR_MAX + PAGE + 1, &cookie, sz);
 	err = errno;
 	want = distro(node) ? EMSGSIZE : EINVAL;	/* quirk, see above */
 	EXPECT_TRUE(ret == -1 && err == want,
@@ -892,7 +886,7 @@ static void test_get_mr_errors(void)
 		    ret, rt_errname(err), rt_errname(want));
 
 	/* everything right but the cookie address */
-	ret = get_mr(fd, map + 5, 100, hole, sz);
+	ret = get_mr_optlen(fd, map + 5, 100, hole, sz);
 	err = errno;
 	if (distro(node)) {
 		EXPECT_TRUE(ret < 0 && (err == EOPNOTSUPP || err == ENODEV),
@@ -909,12 +903,12 @@ static void test_get_mr_errors(void)
 		    rt_errname(err));
 	/* the largest: 1 MiB at an odd address, 257 pages */
 	cookie = 0;
-	if (EXPECT_SYS_OK(get_mr(fd, map + 100, MR_MAX, &cookie, sz)) == 0)
-		EXPECT_SYS_OK(free_mr(fd, cookie, 0));
+	if (EXPECT_SYS_OK(get_mr_optlen(fd, map + 100, MR_MAX, &cookie, sz)) == 0)
+		EXPECT_EQ(rds_free_mr(fd, cookie, 0), 0);
 	/* 1 MiB + 4 KiB from a page boundary */
 	cookie = 0;
-	if (EXPECT_SYS_OK(get_mr(fd, map, MR_MAX + PAGE, &cookie, sz)) == 0)
-		EXPECT_SYS_OK(free_mr(fd, cookie, 0));
+	if (EXPECT_SYS_OK(get_mr_optlen(fd, map, MR_MAX + PAGE, &cookie, sz)) == 0)
+		EXPECT_EQ(rds_free_mr(fd, cookie, 0), 0);
 	close(fd);
 	munmap(map, MR_MAX + 3 * PAGE);
 	sync_peer("done");
@@ -929,16 +923,16 @@ static void test_free_mr_errors(void)
 	struct rds_free_mr_args args = { 0x12345678abcdULL, 0 };
 	int fd = rds_socket(), ret;
 
-	ret = free_mr(fd, 0, 0);
-	rt_diag("RDS_FREE_MR cookie 0 on an unbound socket: %d (%s)", ret,
-		ret < 0 ? rt_errname(errno) : "ok");
+	ret = rds_free_mr(fd, 0, 0);
+	rt_diag("RDS_FREE_MR cookie 0 on an unbound socket: %d (%s)",
+		ret ? -1 : 0, ret ? rt_errname(-ret) : "ok");
 	close(fd);
 
 	fd = rds_bound(0, NULL);
-	EXPECT_SYS_OK(free_mr(fd, 0, 0));
-	EXPECT_SYS_OK(free_mr(fd, 0, RDS_RDMA_INVALIDATE));
-	EXPECT_SYS_ERR(free_mr(fd, args.cookie, 0), EINVAL);
-	EXPECT_SYS_ERR(free_mr(fd, args.cookie, RDS_RDMA_INVALIDATE), EINVAL);
+	EXPECT_EQ(rds_free_mr(fd, 0, 0), 0);
+	EXPECT_EQ(rds_free_mr(fd, 0, RDS_RDMA_INVALIDATE), 0);
+	EXPECT_EQ(rds_free_mr(fd, args.cookie, 0), -EINVAL);
+	EXPECT_EQ(rds_free_mr(fd, args.cookie, RDS_RDMA_INVALIDATE), -EINVAL);
 	EXPECT_SYS_ERR(setsockopt(fd, SOL_RDS, RDS_FREE_MR, &args,
 				  sizeof(args) - 1), EINVAL);
 	EXPECT_SYS_ERR(setsockopt(fd, SOL_RDS, RDS_FREE_MR, &args,
@@ -1001,7 +995,7 @@ static void rdma_write_dest(int owner)
 	pair_start(&p, owner);
 	if (p.owner) {
 		region_init(&r, 2222, 9999, msg_seed(node, 9));
-		ret = get_mr(p.fd, r.buf, r.len, &cookie, sizeof(struct rds_get_mr_args));
+		ret = get_mr_optlen(p.fd, r.buf, r.len, &cookie, sizeof(struct rds_get_mr_args));
 		err = errno;
 		if (ret < 0) {
 			tell_peer(0);
@@ -1022,7 +1016,7 @@ static void rdma_write_dest(int owner)
 		expect_kind(&p, K_ACK, 1, &rx);
 		region_expect(&r, 10, 9000, msg_seed(100 + peer_node, 1));
 		sync_peer("checked");
-		EXPECT_SYS_OK(free_mr(p.fd, cookie, 0));
+		EXPECT_EQ(rds_free_mr(p.fd, cookie, 0), 0);
 		region_free(&r);
 	} else {
 		told = (uint64_t)hear_peer();
@@ -1118,7 +1112,7 @@ static void rdma_len_mismatch(int owner)
 			expect_kind(&p, K_ACK, 1, &rx);
 		region_rest_unchanged(&r, 0, 0);
 		sync_peer("checked");
-		EXPECT_SYS_OK(free_mr(p.fd, cookie, 0));
+		EXPECT_EQ(rds_free_mr(p.fd, cookie, 0), 0);
 		region_free(&r);
 		pair_end(&p);
 		if (taken && distro(peer_node))
@@ -1314,7 +1308,7 @@ static void pipeline(int owner)
 					     msg_seed(100 + peer_node, i)) != PAGE)
 				rt_fail("slice %d does not hold RDMA %d's data", i, i);
 		sync_peer("checked");
-		EXPECT_SYS_OK(free_mr(p.fd, cookie, 0));
+		EXPECT_EQ(rds_free_mr(p.fd, cookie, 0), 0);
 		region_free(&r);
 		pair_end(&p);
 		return;
@@ -1371,7 +1365,7 @@ static void silent(int owner)
 		expect_kind(&p, K_AFTER, 1, &rx);
 		region_expect(&r, 100, 5000, msg_seed(100 + peer_node, 1));
 		sync_peer("checked");
-		EXPECT_SYS_OK(free_mr(p.fd, cookie, 0));
+		EXPECT_EQ(rds_free_mr(p.fd, cookie, 0), 0);
 		region_free(&r);
 	} else {
 		cookie = server_cookie(&p, 1);
@@ -1413,7 +1407,7 @@ static void owner_of_failure(struct pair *p, size_t len, int quirk)
 	expect_kind(p, K_GOTIT, 1, &rx);
 	fail_owner(p, &r, &cookie, 0, len, 1, quirk);
 	if (cookie)
-		EXPECT_SYS_OK(free_mr(p->fd, cookie, 0));
+		EXPECT_EQ(rds_free_mr(p->fd, cookie, 0), 0);
 	region_free(&r);
 }
 
@@ -1481,8 +1475,8 @@ static void invalidate(int owner)
 		region_init(&r, 300, 10000, msg_seed(node, 1));
 		cookie = owner_map_invalidate(&p, &r, 1);
 		status = fail_owner(&p, &r, NULL, 0, 0, 1, 0);
-		EXPECT_SYS_ERR(free_mr(p.fd, cookie, 0), EINVAL);
-		EXPECT_SYS_OK(free_mr(p.fd, 0, RDS_RDMA_INVALIDATE));
+		EXPECT_EQ(rds_free_mr(p.fd, cookie, 0), -EINVAL);
+		EXPECT_EQ(rds_free_mr(p.fd, 0, RDS_RDMA_INVALIDATE), 0);
 		region_free(&r);
 	} else {
 		cookie = server_cookie_gotit(&p, 1);
@@ -1885,7 +1879,7 @@ static void atomic_forms(int owner)
 		sync_peer("done");
 		EXPECT_EQ(word_at(&r, 8), w);
 		region_rest_unchanged(&r, 8, 8);
-		EXPECT_SYS_OK(free_mr(p.fd, cookie, 0));
+		EXPECT_EQ(rds_free_mr(p.fd, cookie, 0), 0);
 		region_free(&r);
 	} else {
 		cookie = server_cookie(&p, 1);
@@ -2086,7 +2080,7 @@ static void test_atomic_counter(void)
 	sync_peer("done");
 	EXPECT_EQ(word_at(&r, 0), base + total);
 	region_rest_unchanged(&r, 0, 8);
-	EXPECT_SYS_OK(free_mr(p.fd, cookie, 0));
+	EXPECT_EQ(rds_free_mr(p.fd, cookie, 0), 0);
 	region_free(&r);
 	munmap(run, sizeof(*run));
 	pair_end(&p);
@@ -2172,7 +2166,7 @@ static void atomic_lock(int owner)
 		EXPECT_EQ(word_at(&r, 0), 0);
 		EXPECT_EQ(word_at(&r, 8), LOCK_CLIENTS * LOCK_ROUNDS);
 		region_rest_unchanged(&r, 0, 16);
-		EXPECT_SYS_OK(free_mr(run->p.fd, run->cookie, 0));
+		EXPECT_EQ(rds_free_mr(run->p.fd, run->cookie, 0), 0);
 		region_free(&r);
 	} else {
 		run->cookie = server_cookie(&run->p, 1);
@@ -2217,7 +2211,7 @@ static void atomic_mixed(int owner)
 				    "slice %d does not hold WRITE %d's data", i, i);
 		EXPECT_EQ(memcmp(r.buf + 8, r.before + 8, first - 8), 0);
 		region_rest_unchanged(&r, 0, first + MIXED_OPS * slice);
-		EXPECT_SYS_OK(free_mr(p.fd, cookie, 0));
+		EXPECT_EQ(rds_free_mr(p.fd, cookie, 0), 0);
 		region_free(&r);
 		pair_end(&p);
 		return;
@@ -2407,7 +2401,7 @@ static void op_barrier_stream(int owner)
 				rt_fail("slice %d does not hold WRITE %d's data", i, i);
 				break;
 			}
-		EXPECT_SYS_OK(free_mr(p.fd, cookie, 0));
+		EXPECT_EQ(rds_free_mr(p.fd, cookie, 0), 0);
 		region_free(&r);
 		pair_end(&p);
 		return;

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * rds_sock_util.h - socket helpers shared by the selftest programs:
- * printing an address, a receive timeout, polling one socket, reading one
- * congestion notification, sending a datagram with one SOL_RDS control
- * message, and reading one counter of RDS_INFO_COUNTERS (and, from
- * rds_info_util.h, any RDS_INFO table).  Include
- * after rds_test.h, whose checks they use.
+ * addresses (setting, printing), RDS sockets (created, bound, their int
+ * options and buffers), a receive timeout, polling one socket, receiving
+ * one message, expecting none, reading one congestion notification,
+ * sending a datagram with one SOL_RDS control message, registering and
+ * freeing a memory region, the byte patterns messages carry, and reading
+ * one counter of RDS_INFO_COUNTERS (and, from rds_info_util.h, any
+ * RDS_INFO table).  Include after rds_test.h, whose checks they use.
  */
 #ifndef RDS_SOCK_UTIL_H
 #define RDS_SOCK_UTIL_H
@@ -26,6 +28,19 @@
 
 #include "rds_info_util.h"
 #include "rds_test.h"
+
+#ifndef AF_RDS
+#define AF_RDS 21
+#endif
+
+static inline void sin_set(struct sockaddr_in *sin, struct in_addr addr,
+			   unsigned short port)
+{
+	memset(sin, 0, sizeof(*sin));
+	sin->sin_family = AF_INET;
+	sin->sin_addr = addr;
+	sin->sin_port = htons(port);
+}
 
 /* "family F a.b.c.d:port"; two calls may share one printf. */
 static inline const char *sin_str(const struct sockaddr_in *sin)
@@ -50,6 +65,82 @@ static inline void set_rcvtimeo(int fd, int ms)
 				 sizeof(tv)));
 }
 
+static inline int rds_socket(void)
+{
+	return ASSERT_SYS_OK(socket(AF_RDS, SOCK_SEQPACKET, 0));
+}
+
+static inline int int_opt(int fd, int level, int name)
+{
+	socklen_t len = sizeof(int);
+	int val = 0;
+
+	ASSERT_SYS_OK(getsockopt(fd, level, name, &val, &len));
+	ASSERT_EQ(len, sizeof(int));
+	return val;
+}
+
+static inline int set_int_opt(int fd, int level, int name, int val)
+{
+	return setsockopt(fd, level, name, &val, sizeof(val));
+}
+
+/*
+ * A socket bound to addr:port (port 0: any), its bound address in *out if
+ * out is not NULL.  Receives wait rcv_ms at most, so that a lost message
+ * fails a check instead of hanging the case.
+ */
+static inline int rds_bound_at(struct in_addr addr, unsigned short port,
+			       struct sockaddr_in *out, int rcv_ms)
+{
+	struct sockaddr_in sin, got;
+	socklen_t len = sizeof(got);
+	int fd = rds_socket();
+
+	sin_set(&sin, addr, port);
+	ASSERT_SYS_OK(bind(fd, (struct sockaddr *)&sin, sizeof(sin)));
+	ASSERT_SYS_OK(getsockname(fd, (struct sockaddr *)&got, &len));
+	ASSERT_EQ(len, sizeof(got));
+	ASSERT_EQ(got.sin_family, AF_INET);
+	ASSERT_TRUE(got.sin_port != 0, "bound to port 0");
+	if (out)
+		*out = got;
+	set_rcvtimeo(fd, rcv_ms);
+	return fd;
+}
+
+/*
+ * Room for messages of up to msg bytes (RDS takes at most half of
+ * SO_SNDBUF, as getsockopt() reports it, per message) and a receive
+ * buffer of rcv bytes (0: plenty, so the port never congests).  Skips
+ * without CAP_NET_ADMIN.
+ */
+static inline void make_room(int fd, int msg, int rcv)
+{
+	int snd = 2 * msg + 65536;
+
+	if (!rcv)
+		rcv = 4 * snd;
+	if (set_int_opt(fd, SOL_SOCKET, SO_SNDBUFFORCE, snd) ||
+	    set_int_opt(fd, SOL_SOCKET, SO_RCVBUFFORCE, rcv)) {
+		if (errno != EPERM)
+			rt_fail("SO_SNDBUFFORCE/SO_RCVBUFFORCE: %s",
+				rt_errname(errno));
+		rt_skip("no CAP_NET_ADMIN to raise the socket buffers");
+	}
+	ASSERT_TRUE(int_opt(fd, SOL_SOCKET, SO_SNDBUF) / 2 >= msg,
+		    "SO_SNDBUF %d too small for %d",
+		    int_opt(fd, SOL_SOCKET, SO_SNDBUF), msg);
+}
+
+static inline void *xmalloc(size_t len)
+{
+	void *p = malloc(len ? len : 1);
+
+	ASSERT_TRUE(p, "out of memory for %zu bytes", len);
+	return p;
+}
+
 /* poll() one descriptor; the revents, 0 on timeout. */
 static inline int poll_fd(int fd, short events, int ms)
 {
@@ -58,6 +149,47 @@ static inline int poll_fd(int fd, short events, int ms)
 
 	n = EXPECT_SYS_OK(poll(&p, 1, ms));
 	return n > 0 ? p.revents : 0;
+}
+
+/*
+ * recvmsg() into buf; the sender's address in *from and the flags in
+ * *msg_flags, each if not NULL.
+ */
+static inline long recv_msg(int fd, void *buf, size_t len, int flags,
+			    struct sockaddr_in *from, int *msg_flags)
+{
+	struct iovec iov = { buf, len };
+	struct msghdr msg = {
+		.msg_name = from,
+		.msg_namelen = from ? sizeof(*from) : 0,
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+	};
+	long ret;
+
+	if (from)
+		memset(from, 0xa5, sizeof(*from));
+	ret = recvmsg(fd, &msg, flags);
+	if (ret >= 0 && from)
+		EXPECT_EQ(msg.msg_namelen, sizeof(*from));
+	if (msg_flags)
+		*msg_flags = msg.msg_flags;
+	return ret;
+}
+
+/* Nothing more may be queued on fd. */
+static inline void expect_empty(int fd)
+{
+	struct sockaddr_in from;
+	char c;
+	long n;
+
+	n = recv_msg(fd, &c, 1, MSG_DONTWAIT | MSG_TRUNC, &from, NULL);
+	if (n >= 0)
+		rt_fail("a message too many: %ld bytes from %s", n,
+			sin_str(&from));
+	else
+		EXPECT_EQ(errno, EAGAIN);
 }
 
 /*
@@ -158,6 +290,76 @@ static inline ssize_t rds_send_cmsg(int fd, const struct sockaddr_in *to,
 	c->cmsg_len = CMSG_LEN(arg_len);
 	memcpy(CMSG_DATA(c), arg, arg_len);
 	return sendmsg(fd, &msg, 0);
+}
+
+/* RDS_GET_MR of [addr, addr + len), the cookie in *cookie: 0 or -errno. */
+static inline int rds_get_mr(int fd, void *addr, size_t len, uint64_t *cookie)
+{
+	struct rds_get_mr_args a = {
+		.vec = { .addr = (uintptr_t)addr, .bytes = len },
+		.cookie_addr = (uintptr_t)cookie,
+	};
+
+	return setsockopt(fd, SOL_RDS, RDS_GET_MR, &a, sizeof(a)) ? -errno : 0;
+}
+
+/* RDS_FREE_MR of cookie with flags: 0 or -errno. */
+static inline int rds_free_mr(int fd, uint64_t cookie, uint64_t flags)
+{
+	struct rds_free_mr_args a = { .cookie = cookie, .flags = flags };
+
+	return setsockopt(fd, SOL_RDS, RDS_FREE_MR, &a, sizeof(a)) ? -errno : 0;
+}
+
+/* ------------------------------------------------------ the byte patterns */
+
+static inline uint32_t mix32(uint32_t x)
+{
+	x ^= x >> 16;
+	x *= 0x7feb352dU;
+	x ^= x >> 15;
+	x *= 0x846ca68bU;
+	x ^= x >> 16;
+	return x;
+}
+
+/*
+ * The pattern of a seed: every 4 bytes a new hash.  Different seeds give
+ * unrelated bytes; the pattern of seed + (off / 4) * 0x9e3779b9 is the
+ * pattern of seed from offset off on, for off a multiple of 4.
+ */
+static inline void fill_pattern(unsigned char *buf, size_t len, uint32_t seed)
+{
+	uint32_t w = 0;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (!(i & 3))
+			w = mix32(seed + (uint32_t)(i >> 2) * 0x9e3779b9U);
+		buf[i] = (unsigned char)(w >> (8 * (i & 3)));
+	}
+}
+
+/* The offset of the first byte that is not the pattern, or len. */
+static inline size_t pattern_mismatch(const unsigned char *buf,
+				      size_t len, uint32_t seed)
+{
+	unsigned char want[4096];
+	size_t off, n;
+
+	for (off = 0; off < len; off += n) {
+		n = len - off < sizeof(want) ? len - off : sizeof(want);
+		/* off is a multiple of 4: the pattern goes on from there */
+		fill_pattern(want, n, seed + (uint32_t)(off >> 2) * 0x9e3779b9U);
+		if (memcmp(buf + off, want, n)) {
+			size_t j = 0;
+
+			while (buf[off + j] == want[j])
+				j++;
+			return off + j;
+		}
+	}
+	return len;
 }
 
 #endif /* RDS_SOCK_UTIL_H */

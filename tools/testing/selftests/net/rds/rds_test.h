@@ -49,9 +49,13 @@ struct rt_shared {
 	char skip_reason[256];
 };
 
-static struct rt_shared *rt_shared;
-static int rt_failures;			/* in the child: failed checks so far */
-static const char *rt_case_name;
+/*
+ * Weak, not static: a program built from several files (rds_local) has one
+ * copy of the state, whichever of its files run the checks.
+ */
+__attribute__((weak)) struct rt_shared *rt_shared;
+__attribute__((weak)) int rt_failures;	/* in the child: failed checks so far */
+__attribute__((weak)) const char *rt_case_name;
 
 static inline const char *rt_errname(int err)
 {
