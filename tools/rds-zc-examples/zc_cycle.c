@@ -218,8 +218,24 @@ static void rdma_op(int fd, const struct sockaddr_in *to,
 }
 
 /*
+ * A request read while the server waited for a notification.  RDS keeps
+ * a socket's datagrams in order, but not its notifications against them:
+ * the client answers the ACK with its next request as soon as it has it,
+ * and that request can be read before the status of the WRITE whose ACK
+ * it follows (seen with 6.12's soft-RoCE, which handled the ACK's send
+ * completion after the next request's receive).  One is enough: the
+ * client sends the next request only after the server's ACK.
+ */
+static struct {
+	int full;
+	struct sockaddr_in from;
+	struct zc_request req;
+} early;
+
+/*
  * Server: the notification of operation @token, an empty message with an
- * RDS_CMSG_RDMA_STATUS control message; its status.
+ * RDS_CMSG_RDMA_STATUS control message; its status.  A request that comes
+ * first waits in @early.
  */
 static int wait_note(int fd, uint64_t token)
 {
@@ -230,10 +246,14 @@ static int wait_note(int fd, uint64_t token)
 	struct rds_rdma_notify note;
 	struct msghdr msg = { 0 };
 	struct cmsghdr *c;
+	struct sockaddr_in from;
 	char data[64];
 	struct iovec iov = { data, sizeof(data) };
 	ssize_t n;
 
+again:
+	msg.msg_name = &from;
+	msg.msg_namelen = sizeof(from);
 	msg.msg_iov = &iov;
 	msg.msg_iovlen = 1;
 	msg.msg_control = ctl.buf;
@@ -241,6 +261,12 @@ static int wait_note(int fd, uint64_t token)
 	n = recvmsg(fd, &msg, 0);
 	if (n < 0)
 		die("server", "waiting for RDS_CMSG_RDMA_STATUS");
+	if (n == sizeof(early.req) && !early.full) {
+		memcpy(&early.req, data, sizeof(early.req));
+		early.from = from;
+		early.full = 1;
+		goto again;
+	}
 	for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
 		if (c->cmsg_level != SOL_RDS ||
 		    c->cmsg_type != RDS_CMSG_RDMA_STATUS)
@@ -370,8 +396,15 @@ static int serve(struct sockaddr_in *self)
 		struct zc_request req;
 		ssize_t n;
 
-		n = recvfrom(fd, &req, sizeof(req), 0, (struct sockaddr *)&from,
-			     &len);
+		if (early.full) {
+			req = early.req;
+			from = early.from;
+			n = sizeof(req);
+			early.full = 0;
+		} else {
+			n = recvfrom(fd, &req, sizeof(req), 0,
+				     (struct sockaddr *)&from, &len);
+		}
 		if (n < 0)
 			die("server", "recvfrom");
 		if (n != sizeof(req) || req.len > MAX_SIZE ||
