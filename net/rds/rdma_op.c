@@ -104,26 +104,25 @@ void rds_rdma_op_done(struct rds_rdma_op *op, int status)
 	if (!op->notified) {
 		op->notified = true;
 		first = true;
+		/* Before the note: whoever reads it sees the count too. */
+		rds_rdma_count_status(op->status);
 		if (n && !rs->dead) {
 			n->n.user_token = op->token;
 			n->n.status = op->status;
+			rds_stat_inc(RDS_STAT_RDMA_NOTIFY);
 			list_add_tail(&n->item, &rs->notify_queue);
 			queued = true;
 		}
 	}
 	spin_unlock_bh(&rs->recv_lock);
-	if (first) {
+	if (first)
 		trace_rds_rdma_notify(op->id, op->token, op->status, queued);
-		rds_rdma_count_status(op->status);
-	}
 	if (!queued)
 		kfree(n);
 	/* After the notification: a barrier never runs ahead of it. */
 	rds_op_untrack(op, queued);
-	if (queued) {
-		rds_stat_inc(RDS_STAT_RDMA_NOTIFY);
+	if (queued)
 		rs->sk.sk_data_ready(&rs->sk);
-	}
 }
 
 /**

@@ -3402,18 +3402,18 @@ static int fz_main_two(struct rt_case *cases, int n, char *const *only)
 int main(int argc, char **argv)
 {
 	static struct rt_case one[] = {
-		{ "sockopt_sweep", test_sockopt_sweep, 300 },
-		{ "seed_1", test_seed_1, 0 },
-		{ "seed_2", test_seed_2, 0 },
-		{ "seed_3", test_seed_3, 0 },
-		{ "seed_4", test_seed_4, 0 },
+		RT_CASE(sockopt_sweep, 300),
+		RT_CASE(seed_1, 0),
+		RT_CASE(seed_2, 0),
+		RT_CASE(seed_3, 0),
+		RT_CASE(seed_4, 0),
 	};
 	static struct rt_case two[] = {
-		{ "peer_seed_1", test_seed_1, 0 },
-		{ "peer_seed_2", test_seed_2, 0 },
+		{ .name = "peer_seed_1", .fn = test_seed_1, .timeout = 0 },
+		{ .name = "peer_seed_2", .fn = test_seed_2, .timeout = 0 },
 	};
 	static struct rt_case given[] = {
-		{ "seed_given", test_seed_given, 0 },
+		RT_CASE(seed_given, 0),
 	};
 	const char *addr = getenv("RDS_ADDR"), *env;
 	const char *nodes = getenv("RDS_NODES"), *modules;

@@ -2083,20 +2083,20 @@ static void test_flood_one(void)
 
 /* The cases, in the order both nodes run them. */
 static const struct rt_case cases[] = {
-	{ "src_loopback", test_src_loopback, 120 },
-	{ "src_victim", test_src_victim, 120 },
-	{ "src_third_host", test_src_third_host, 120 },
-	{ "dst_loopback", test_dst_loopback, 120 },
-	{ "honest_request", test_honest_request, 120 },
-	{ "wire_sane", test_wire_sane, 180 },
-	{ "bad_csum", test_bad_csum, 180 },
-	{ "len_overrun", test_len_overrun, 240 },
-	{ "bad_exthdr", test_bad_exthdr, 180 },
-	{ "bad_credit", test_bad_credit, 180 },
-	{ "bad_ack", test_bad_ack, 180 },
-	{ "close_unacked", test_close_unacked, 180 },
-	{ "flood_zero", test_flood_zero, 300 },
-	{ "flood_one", test_flood_one, 300 },
+	RT_CASE(src_loopback, 120),
+	RT_CASE(src_victim, 120),
+	RT_CASE(src_third_host, 120),
+	RT_CASE(dst_loopback, 120),
+	RT_CASE(honest_request, 120),
+	RT_CASE(wire_sane, 180),
+	RT_CASE(bad_csum, 180),
+	RT_CASE(len_overrun, 240),
+	RT_CASE(bad_exthdr, 180),
+	RT_CASE(bad_credit, 180),
+	RT_CASE(bad_ack, 180),
+	RT_CASE(close_unacked, 180),
+	RT_CASE(flood_zero, 300),
+	RT_CASE(flood_one, 300),
 };
 
 int main(int argc, char **argv)

@@ -722,17 +722,17 @@ static void test_op_barrier(void)
 }
 
 static const struct rt_case cases[] = {
-	{ "memlock_limit", test_memlock_limit, 30 },
-	{ "size_limit", test_size_limit, 30 },
-	{ "pool_exhausted", test_pool_exhausted, 30 },
-	{ "killed_owner", test_killed_owner, 30 },
-	{ "key_reuse", test_key_reuse, 60 },
-	{ "reg_qp_recovery", test_reg_qp_recovery, 30 },
-	{ "rdma_op_memlock", test_rdma_op_memlock, 30 },
-	{ "small_sends_bounded", test_small_sends_bounded, 30 },
-	{ "invalidate_carried_key", test_invalidate_carried_key, 30 },
-	{ "op_barrier", test_op_barrier, 30 },
-	{ "unprivileged", test_unprivileged, 30 },
+	RT_CASE(memlock_limit, 30),
+	RT_CASE(size_limit, 30),
+	RT_CASE(pool_exhausted, 30),
+	RT_CASE(killed_owner, 30),
+	RT_CASE(key_reuse, 60),
+	RT_CASE(reg_qp_recovery, 30),
+	RT_CASE(rdma_op_memlock, 30),
+	RT_CASE(small_sends_bounded, 30),
+	RT_CASE(invalidate_carried_key, 30),
+	RT_CASE(op_barrier, 30),
+	RT_CASE(unprivileged, 30),
 };
 
 int main(int argc, char **argv)

@@ -2511,244 +2511,52 @@ static void test_op_barrier_drop(void)
 
 /* --------------------------------------------------------- driver */
 
-static void test_link_dropped_owner1(void)
-{
-	link_dropped(1);
-}
-
-static void test_link_dropped_owner2(void)
-{
-	link_dropped(2);
-}
-
-static void test_rdma_write_map_owner1(void)
-{
-	rdma_write_map(1);
-}
-
-static void test_rdma_write_map_owner2(void)
-{
-	rdma_write_map(2);
-}
-
-static void test_rdma_read_map_owner1(void)
-{
-	rdma_read_map(1);
-}
-
-static void test_rdma_read_map_owner2(void)
-{
-	rdma_read_map(2);
-}
-
-static void test_rdma_write_dest_owner1(void)
-{
-	rdma_write_dest(1);
-}
-
-static void test_rdma_write_dest_owner2(void)
-{
-	rdma_write_dest(2);
-}
-
-static void test_rdma_sizes_owner1(void)
-{
-	rdma_sizes(1);
-}
-
-static void test_rdma_sizes_owner2(void)
-{
-	rdma_sizes(2);
-}
-
-static void test_rdma_len_mismatch_owner1(void)
-{
-	rdma_len_mismatch(1);
-}
-
-static void test_rdma_len_mismatch_owner2(void)
-{
-	rdma_len_mismatch(2);
-}
-
-static void test_use_once_owner1(void)
-{
-	use_once(1);
-}
-
-static void test_use_once_owner2(void)
-{
-	use_once(2);
-}
-
-static void test_pipeline_owner1(void)
-{
-	pipeline(1);
-}
-
-static void test_pipeline_owner2(void)
-{
-	pipeline(2);
-}
-
-static void test_silent_owner1(void)
-{
-	silent(1);
-}
-
-static void test_silent_owner2(void)
-{
-	silent(2);
-}
-
-static void test_bogus_cookie_owner1(void)
-{
-	bogus_cookie(1);
-}
-
-static void test_bogus_cookie_owner2(void)
-{
-	bogus_cookie(2);
-}
-
-static void test_invalidate_owner1(void)
-{
-	invalidate(1);
-}
-
-static void test_invalidate_owner2(void)
-{
-	invalidate(2);
-}
-
-static void test_recverr_owner1(void)
-{
-	recverr(1);
-}
-
-static void test_recverr_owner2(void)
-{
-	recverr(2);
-}
-
-static void test_out_of_bounds_owner1(void)
-{
-	out_of_bounds(1);
-}
-
-static void test_out_of_bounds_owner2(void)
-{
-	out_of_bounds(2);
-}
-
-static void test_client_killed_owner1(void)
-{
-	client_killed(1);
-}
-
-static void test_client_killed_owner2(void)
-{
-	client_killed(2);
-}
-
-static void test_atomic_forms_owner1(void)
-{
-	atomic_forms(1);
-}
-
-static void test_atomic_forms_owner2(void)
-{
-	atomic_forms(2);
-}
-
-static void test_atomic_lock_owner1(void)
-{
-	atomic_lock(1);
-}
-
-static void test_atomic_lock_owner2(void)
-{
-	atomic_lock(2);
-}
-
-static void test_atomic_mixed_owner1(void)
-{
-	atomic_mixed(1);
-}
-
-static void test_atomic_mixed_owner2(void)
-{
-	atomic_mixed(2);
-}
-
-static void test_atomic_released_owner1(void)
-{
-	atomic_released(1);
-}
-
-static void test_atomic_released_owner2(void)
-{
-	atomic_released(2);
-}
-
-static void test_op_barrier_stream_owner1(void)
-{
-	op_barrier_stream(1);
-}
-
-static void test_op_barrier_stream_owner2(void)
-{
-	op_barrier_stream(2);
-}
-
-#define CASE_T(name, secs)	{ #name, test_##name, secs }
-
 static const struct rt_case cases[] = {
-	CASE_T(get_mr_after_bind, 30),
-	CASE_T(get_mr_errors, 30),
-	CASE_T(free_mr_errors, 30),
-	CASE_T(rdma_write_map_owner1, 60),
-	CASE_T(rdma_write_map_owner2, 60),
-	CASE_T(rdma_read_map_owner1, 60),
-	CASE_T(rdma_read_map_owner2, 60),
-	CASE_T(rdma_write_dest_owner1, 60),
-	CASE_T(rdma_write_dest_owner2, 60),
-	CASE_T(rdma_sizes_owner1, 90),
-	CASE_T(rdma_sizes_owner2, 90),
-	CASE_T(rdma_len_mismatch_owner1, 60),
-	CASE_T(rdma_len_mismatch_owner2, 60),
-	CASE_T(cmsg_conflicts, 60),
-	CASE_T(use_once_owner1, 150),
-	CASE_T(use_once_owner2, 150),
-	CASE_T(pipeline_owner1, 90),
-	CASE_T(pipeline_owner2, 90),
-	CASE_T(silent_owner1, 60),
-	CASE_T(silent_owner2, 60),
-	CASE_T(bogus_cookie_owner1, 150),
-	CASE_T(bogus_cookie_owner2, 150),
-	CASE_T(invalidate_owner1, 150),
-	CASE_T(invalidate_owner2, 150),
-	CASE_T(recverr_owner1, 240),
-	CASE_T(recverr_owner2, 240),
-	CASE_T(out_of_bounds_owner1, 150),
-	CASE_T(out_of_bounds_owner2, 150),
-	CASE_T(client_killed_owner1, 150),
-	CASE_T(client_killed_owner2, 150),
-	CASE_T(link_dropped_owner1, 150),
-	CASE_T(link_dropped_owner2, 150),
-	CASE_T(atomic_errors, 30),
-	CASE_T(atomic_forms_owner1, 150),
-	CASE_T(atomic_forms_owner2, 150),
-	CASE_T(atomic_counter, 120),
-	CASE_T(atomic_lock_owner1, 120),
-	CASE_T(atomic_lock_owner2, 120),
-	CASE_T(atomic_mixed_owner1, 60),
-	CASE_T(atomic_mixed_owner2, 60),
-	CASE_T(atomic_released_owner1, 150),
-	CASE_T(atomic_released_owner2, 150),
-	CASE_T(op_barrier_stream_owner1, 150),
-	CASE_T(op_barrier_stream_owner2, 150),
-	CASE_T(op_barrier_drop, 150),
+	RT_CASE(get_mr_after_bind, 30),
+	RT_CASE(get_mr_errors, 30),
+	RT_CASE(free_mr_errors, 30),
+	RT_CASE_OWNER(rdma_write_map, 1, 60),
+	RT_CASE_OWNER(rdma_write_map, 2, 60),
+	RT_CASE_OWNER(rdma_read_map, 1, 60),
+	RT_CASE_OWNER(rdma_read_map, 2, 60),
+	RT_CASE_OWNER(rdma_write_dest, 1, 60),
+	RT_CASE_OWNER(rdma_write_dest, 2, 60),
+	RT_CASE_OWNER(rdma_sizes, 1, 90),
+	RT_CASE_OWNER(rdma_sizes, 2, 90),
+	RT_CASE_OWNER(rdma_len_mismatch, 1, 60),
+	RT_CASE_OWNER(rdma_len_mismatch, 2, 60),
+	RT_CASE(cmsg_conflicts, 60),
+	RT_CASE_OWNER(use_once, 1, 150),
+	RT_CASE_OWNER(use_once, 2, 150),
+	RT_CASE_OWNER(pipeline, 1, 90),
+	RT_CASE_OWNER(pipeline, 2, 90),
+	RT_CASE_OWNER(silent, 1, 60),
+	RT_CASE_OWNER(silent, 2, 60),
+	RT_CASE_OWNER(bogus_cookie, 1, 150),
+	RT_CASE_OWNER(bogus_cookie, 2, 150),
+	RT_CASE_OWNER(invalidate, 1, 150),
+	RT_CASE_OWNER(invalidate, 2, 150),
+	RT_CASE_OWNER(recverr, 1, 240),
+	RT_CASE_OWNER(recverr, 2, 240),
+	RT_CASE_OWNER(out_of_bounds, 1, 150),
+	RT_CASE_OWNER(out_of_bounds, 2, 150),
+	RT_CASE_OWNER(client_killed, 1, 150),
+	RT_CASE_OWNER(client_killed, 2, 150),
+	RT_CASE_OWNER(link_dropped, 1, 150),
+	RT_CASE_OWNER(link_dropped, 2, 150),
+	RT_CASE(atomic_errors, 30),
+	RT_CASE_OWNER(atomic_forms, 1, 150),
+	RT_CASE_OWNER(atomic_forms, 2, 150),
+	RT_CASE(atomic_counter, 120),
+	RT_CASE_OWNER(atomic_lock, 1, 120),
+	RT_CASE_OWNER(atomic_lock, 2, 120),
+	RT_CASE_OWNER(atomic_mixed, 1, 60),
+	RT_CASE_OWNER(atomic_mixed, 2, 60),
+	RT_CASE_OWNER(atomic_released, 1, 150),
+	RT_CASE_OWNER(atomic_released, 2, 150),
+	RT_CASE_OWNER(op_barrier_stream, 1, 150),
+	RT_CASE_OWNER(op_barrier_stream, 2, 150),
+	RT_CASE(op_barrier_drop, 150),
 };
 
 int main(int argc, char **argv)

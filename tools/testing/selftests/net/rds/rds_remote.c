@@ -1445,25 +1445,23 @@ static void test_held_back(void)
 
 /* ------------------------------------------------------------- driver */
 
-#define CASE_T(name, secs)	{ #name, test_##name, secs }
-
 static const struct rt_case cases[] = {
-	CASE_T(transport_ib, 60),
-	CASE_T(sizes_both_ways, 90),
-	CASE_T(many_senders, 90),
-	CASE_T(both_full_speed, 90),
-	CASE_T(cong_enobufs_monitor_1to2, 90),
-	CASE_T(cong_enobufs_monitor_2to1, 90),
-	CASE_T(cong_blocking_1to2, 90),
-	CASE_T(cong_blocking_2to1, 90),
-	CASE_T(info_connections, 30),
-	CASE_T(flow_control, 30),
-	CASE_T(connect_race_rule, 30),
-	CASE_T(ping, 30),
-	CASE_T(info_ib_connections, 30),
-	CASE_T(idle_ack, 30),
-	CASE_T(held_back, 90),
-	CASE_T(info6_tables, 30),
+	RT_CASE(transport_ib, 60),
+	RT_CASE(sizes_both_ways, 90),
+	RT_CASE(many_senders, 90),
+	RT_CASE(both_full_speed, 90),
+	RT_CASE(cong_enobufs_monitor_1to2, 90),
+	RT_CASE(cong_enobufs_monitor_2to1, 90),
+	RT_CASE(cong_blocking_1to2, 90),
+	RT_CASE(cong_blocking_2to1, 90),
+	RT_CASE(info_connections, 30),
+	RT_CASE(flow_control, 30),
+	RT_CASE(connect_race_rule, 30),
+	RT_CASE(ping, 30),
+	RT_CASE(info_ib_connections, 30),
+	RT_CASE(idle_ack, 30),
+	RT_CASE(held_back, 90),
+	RT_CASE(info6_tables, 30),
 };
 
 int main(int argc, char **argv)

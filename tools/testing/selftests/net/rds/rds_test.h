@@ -38,11 +38,23 @@
 #define RT_EXIT_FAIL		1
 #define RT_EXIT_SKIP		4	/* the kselftest skip code */
 
+/*
+ * A case runs fn(), or, when fn is NULL, variant(arg): one function for a
+ * family of cases that differ in one number (rds_rdma's owner 1 and 2).
+ */
 struct rt_case {
 	const char *name;
 	void (*fn)(void);
 	unsigned int timeout;		/* seconds; 0: RT_DEFAULT_TIMEOUT */
+	void (*variant)(int arg);
+	int arg;
 };
+
+/* The case "id": test_id(), at most secs seconds (0: the default). */
+#define RT_CASE(id, secs)	{ .name = #id, .fn = test_##id, .timeout = secs }
+/* The case "id_ownerN": id(N) (rds_rdma's owner 1 and 2). */
+#define RT_CASE_OWNER(id, n, secs) \
+	{ .name = #id "_owner" #n, .variant = id, .arg = n, .timeout = secs }
 
 /* Shared between the parent and the case's child. */
 struct rt_shared {
@@ -262,7 +274,10 @@ static inline int rt_run_one(const struct rt_case *c, int num)
 		rt_case_name = c->name;
 		rt_failures = 0;
 		alarm(timeout);
-		c->fn();
+		if (c->fn)
+			c->fn();
+		else
+			c->variant(c->arg);
 		fflush(stdout);
 		_exit(rt_failures ? RT_EXIT_FAIL : RT_EXIT_PASS);
 	}
