@@ -100,6 +100,8 @@ static const struct rt_case cases[] = {
 	RT_CASE(conn_reap, 120),
 	RT_CASE(ioctl_tos, 0),
 	RT_CASE(rx_timestamp, 0),
+	RT_CASE(netns_isolation, 0),
+	RT_CASE(netns_limits, 60),
 };
 
 /* Use RDS_ADDR as the main address if a socket can bind to it. */

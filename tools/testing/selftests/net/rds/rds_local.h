@@ -13,6 +13,7 @@
  *   rds_local_info.c	RDS_INFO tables, ioctl, connection reaping,
  *			timestamps
  *   rds_local_rdma.c	RDMA notifications
+ *   rds_local_netns.c	network namespaces
  */
 #ifndef RDS_LOCAL_H
 #define RDS_LOCAL_H
@@ -368,5 +369,9 @@ void test_info_bad_args(void);
 void test_conn_reap(void);
 void test_ioctl_tos(void);
 void test_rx_timestamp(void);
+
+/* rds_local_netns.c */
+void test_netns_isolation(void);
+void test_netns_limits(void);
 
 #endif /* RDS_LOCAL_H */
