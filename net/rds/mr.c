@@ -23,6 +23,7 @@
 #include <net/sock.h>
 #include <uapi/linux/rds.h>
 
+#include "addr.h"
 #include "message.h"
 #include "mr.h"
 #include "rdma.h"
@@ -400,12 +401,16 @@ int rds_rdma_get_mr(struct rds_sock *rs, const void *args, size_t argsize)
 	const struct rds_get_mr_for_dest_args *d = args;
 	const struct rds_get_mr_args *a = args;
 	u64 cookie;
+	__be32 addr;
+	__be16 port;
+	int ret;
 
 	if (argsize == sizeof(*d)) {
-		if (d->dest_addr.ss_family == AF_INET6)
-			return -EAFNOSUPPORT;
-		if (d->dest_addr.ss_family != AF_INET)
-			return -EINVAL;
+		/* The destination is only checked: keys serve any peer. */
+		ret = rds_addr_parse(&d->dest_addr, sizeof(d->dest_addr),
+				     -EINVAL, &addr, &port);
+		if (ret)
+			return ret;
 		return rds_mr_map(rs, &d->vec, d->cookie_addr, d->flags,
 				  &cookie, NULL);
 	}

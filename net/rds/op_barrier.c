@@ -27,6 +27,7 @@
 #include <net/sock.h>
 #include <uapi/linux/rds.h>
 
+#include "addr.h"
 #include "op_barrier.h"
 #include "rdma.h"
 #include "sock.h"
@@ -130,7 +131,8 @@ static bool rds_op_reached(struct rds_sock *rs, const struct sockaddr_in *dest,
  *
  * Context: process context, may sleep.
  * Return: 0 with done_id written; -EINVAL for a short buffer, an unknown
- * family or a wait_id never handed out; -EAFNOSUPPORT for AF_INET6;
+ * family or a wait_id never handed out; -EAFNOSUPPORT for an IPv6
+ * address that is not IPv4-mapped;
  * -EAGAIN when wait_id is not reached (at once when non-blocking, after
  * SO_RCVTIMEO otherwise); -EINTR or -ERESTARTSYS on a signal; -EFAULT.
  */
@@ -138,11 +140,12 @@ int rds_op_barrier(struct rds_sock *rs, bool nonblock, char __user *optval,
 		   int __user *optlen)
 {
 	const struct sockaddr_in *dest = NULL;
+	struct sockaddr_in dest4 = { .sin_family = AF_INET };
 	struct rds_op_barrier b;
 	unsigned long flags;
 	u64 done, last;
 	long timeo, left;
-	int len;
+	int len, ret;
 
 	if (get_user(len, optlen))
 		return -EFAULT;
@@ -150,16 +153,12 @@ int rds_op_barrier(struct rds_sock *rs, bool nonblock, char __user *optval,
 		return -EINVAL;
 	if (copy_from_user(&b, optval, sizeof(b)))
 		return -EFAULT;
-	switch (b.dest.ss_family) {
-	case AF_UNSPEC:
-		break;
-	case AF_INET:
-		dest = (const struct sockaddr_in *)&b.dest;
-		break;
-	case AF_INET6:
-		return -EAFNOSUPPORT;
-	default:
-		return -EINVAL;
+	if (b.dest.ss_family != AF_UNSPEC) {
+		ret = rds_addr_parse(&b.dest, sizeof(b.dest), -EINVAL,
+				     &dest4.sin_addr.s_addr, &dest4.sin_port);
+		if (ret)
+			return ret;
+		dest = &dest4;
 	}
 
 	spin_lock_irqsave(&rs->op_lock, flags);

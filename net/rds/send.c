@@ -13,6 +13,7 @@
 #include <net/sock.h>
 #include <uapi/linux/rds.h>
 
+#include "addr.h"
 #include "connection.h"
 #include "loop.h"
 #include "message.h"
@@ -33,7 +34,9 @@
 static int rds_send_dest(struct rds_sock *rs, struct msghdr *msg,
 			 __be32 *daddr, __be16 *dport)
 {
-	DECLARE_SOCKADDR(struct sockaddr_in *, sin, msg->msg_name);
+	__be32 addr;
+	__be16 port;
+	int ret;
 
 	if (!msg->msg_namelen) {
 		lock_sock(&rs->sk);
@@ -42,19 +45,17 @@ static int rds_send_dest(struct rds_sock *rs, struct msghdr *msg,
 		release_sock(&rs->sk);
 		return 0;
 	}
-	if (msg->msg_namelen < sizeof(*sin))
+	if (msg->msg_namelen < sizeof(struct sockaddr_in))
 		return -EINVAL;
-	if (sin->sin_family == AF_INET6)	/* IPv6 is not carried */
-		return msg->msg_namelen < sizeof(struct sockaddr_in6) ?
-		       -EINVAL : -EAFNOSUPPORT;
-	if (sin->sin_family != AF_INET)
+	ret = rds_addr_parse(msg->msg_name, msg->msg_namelen, -EINVAL, &addr,
+			     &port);
+	if (ret)
+		return ret;
+	if (addr == htonl(INADDR_ANY) || addr == htonl(INADDR_BROADCAST) ||
+	    ipv4_is_multicast(addr))
 		return -EINVAL;
-	if (sin->sin_addr.s_addr == htonl(INADDR_ANY) ||
-	    sin->sin_addr.s_addr == htonl(INADDR_BROADCAST) ||
-	    ipv4_is_multicast(sin->sin_addr.s_addr))
-		return -EINVAL;
-	*daddr = sin->sin_addr.s_addr;
-	*dport = sin->sin_port;
+	*daddr = addr;
+	*dport = port;
 	return 0;
 }
 

@@ -15,6 +15,7 @@
 #include <net/sock.h>
 #include <uapi/linux/rds.h>
 
+#include "addr.h"
 #include "bind.h"
 #include "connection.h"
 #include "loop.h"
@@ -157,32 +158,6 @@ static int rds_release(struct socket *sock)
 }
 
 /*
- * The address checks bind() and connect() share.  IPv6 is not carried by
- * this implementation: a well-formed IPv6 address gets EAFNOSUPPORT.  An
- * unknown family is EINVAL for bind() and EAFNOSUPPORT for connect(), as
- * in the distribution's RDS.
- */
-static int rds_check_sin(const struct sockaddr *uaddr, int len,
-			 int bad_family, struct sockaddr_in **sinp)
-{
-	if (len < (int)offsetofend(struct sockaddr, sa_family))
-		return -EINVAL;
-	switch (uaddr->sa_family) {
-	case AF_INET:
-		if (len < (int)sizeof(struct sockaddr_in))
-			return -EINVAL;
-		*sinp = (struct sockaddr_in *)uaddr;
-		return 0;
-	case AF_INET6:
-		if (len < (int)sizeof(struct sockaddr_in6))
-			return -EINVAL;
-		return -EAFNOSUPPORT;
-	default:
-		return bad_family;
-	}
-}
-
-/*
  * Choose the transport for a local address: the one set with
  * SO_RDS_TRANSPORT, else a registered transport that claims the address,
  * else local delivery if the address is ours.
@@ -212,16 +187,14 @@ static int rds_bind(struct socket *sock, struct sockaddr *uaddr, int len)
 	struct rds_sock *rs = rds_sk(sk);
 	const struct rds_transport *preset;
 	struct rds_cong_map *map;
-	struct sockaddr_in *sin;
 	__be32 addr;
 	__be16 port;
 	int ret;
 
-	ret = rds_check_sin(uaddr, len, -EINVAL, &sin);
+	/* An unknown family is EINVAL here, EAFNOSUPPORT for connect(). */
+	ret = rds_addr_parse(uaddr, len, -EINVAL, &addr, &port);
 	if (ret)
 		return ret;
-	addr = sin->sin_addr.s_addr;
-	port = sin->sin_port;
 	if (addr == htonl(INADDR_ANY) || addr == htonl(INADDR_BROADCAST) ||
 	    ipv4_is_multicast(addr))
 		return -EINVAL;
@@ -271,14 +244,13 @@ static int rds_connect(struct socket *sock, struct sockaddr *uaddr, int len,
 {
 	struct sock *sk = sock->sk;
 	struct rds_sock *rs = rds_sk(sk);
-	struct sockaddr_in *sin;
 	__be32 addr;
+	__be16 port;
 	int ret;
 
-	ret = rds_check_sin(uaddr, len, -EAFNOSUPPORT, &sin);
+	ret = rds_addr_parse(uaddr, len, -EAFNOSUPPORT, &addr, &port);
 	if (ret)
 		return ret;
-	addr = sin->sin_addr.s_addr;
 	if (addr == htonl(INADDR_ANY))
 		return -EDESTADDRREQ;
 	if (addr == htonl(INADDR_BROADCAST) || ipv4_is_multicast(addr))
@@ -286,7 +258,7 @@ static int rds_connect(struct socket *sock, struct sockaddr *uaddr, int len,
 
 	lock_sock(sk);
 	rs->conn_addr = addr;
-	rs->conn_port = sin->sin_port;
+	rs->conn_port = port;
 	release_sock(sk);
 	return 0;
 }

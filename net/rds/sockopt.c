@@ -16,6 +16,7 @@
 #include <net/sock.h>
 #include <uapi/linux/rds.h>
 
+#include "addr.h"
 #include "connection.h"
 #include "info.h"
 #include "op_barrier.h"
@@ -43,16 +44,28 @@ static int rds_opt_bool(bool *opt, sockptr_t optval, unsigned int optlen)
 static int rds_opt_cancel_sent_to(struct rds_sock *rs, sockptr_t optval,
 				  unsigned int optlen)
 {
-	struct sockaddr_in sin;
+	struct sockaddr_in6 sin6;
+	__be32 addr;
+	__be16 port;
+	int ret;
 
 	if (!READ_ONCE(rs->bound_port))
 		return -ENOTCONN;
-	if (optlen < sizeof(sin))
+	if (optlen < sizeof(struct sockaddr_in))
 		return -EINVAL;
-	if (copy_from_sockptr(&sin, optval, sizeof(sin)))
+	optlen = min_t(unsigned int, optlen, sizeof(sin6));
+	if (copy_from_sockptr(&sin6, optval, optlen))
 		return -EFAULT;
+	/* Anything but a full AF_INET6 sockaddr is read as AF_INET. */
+	if (sin6.sin6_family != AF_INET6 || optlen < sizeof(sin6))
+		sin6.sin6_family = AF_INET;
+	ret = rds_addr_parse(&sin6, optlen, -EINVAL, &addr, &port);
+	if (ret == -EAFNOSUPPORT)	/* IPv6: nothing was sent there */
+		return 0;
+	if (ret)
+		return ret;
 	rds_conn_cancel(rs, sock_net(&rs->sk), READ_ONCE(rs->bound_addr),
-			sin.sin_addr.s_addr, sin.sin_port, false);
+			addr, port, false);
 	return 0;
 }
 

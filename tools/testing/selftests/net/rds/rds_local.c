@@ -48,6 +48,7 @@ static const struct rt_case cases[] = {
 	RT_CASE(connect_bad_args, 0),
 	RT_CASE(getsockname_unbound, 0),
 	RT_CASE(getname_bad_args, 0),
+	RT_CASE(v4mapped_addrs, 0),
 	RT_CASE(send_recv_boundaries, 30),
 	RT_CASE(send_recv_boundaries_lo, 30),
 	RT_CASE(recv_msg_name, 30),

@@ -317,6 +317,7 @@ void test_getpeername_unconnected(void);
 void test_connect_bad_args(void);
 void test_getsockname_unbound(void);
 void test_getname_bad_args(void);
+void test_v4mapped_addrs(void);
 void test_send_recv_boundaries(void);
 void test_send_recv_boundaries_lo(void);
 void test_recv_msg_name(void);

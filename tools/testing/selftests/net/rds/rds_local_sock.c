@@ -383,3 +383,76 @@ void test_getname_bad_args(void)
 	close(fa);
 	close(fb);
 }
+
+/* ::ffff:@addr, port @port */
+static void sin6_mapped(struct sockaddr_in6 *sin6, struct in_addr addr,
+			unsigned short port)
+{
+	memset(sin6, 0, sizeof(*sin6));
+	sin6->sin6_family = AF_INET6;
+	sin6->sin6_port = htons(port);
+	sin6->sin6_addr.s6_addr[10] = 0xff;
+	sin6->sin6_addr.s6_addr[11] = 0xff;
+	memcpy(&sin6->sin6_addr.s6_addr[12], &addr, sizeof(addr));
+}
+
+/*
+ * An IPv4-mapped IPv6 address (::ffff:a.b.c.d) in a struct sockaddr_in6
+ * is the IPv4 address wherever an address is taken (bind, connect,
+ * sendto), as on the distribution; names given back stay AF_INET.  The
+ * mapped 0.0.0.0 is EINVAL as 0.0.0.0 is.  Ours carries no other IPv6
+ * address: EAFNOSUPPORT.
+ */
+void test_v4mapped_addrs(void)
+{
+	struct sockaddr_in a, b, got;
+	struct sockaddr_in6 m;
+	socklen_t len = sizeof(got);
+	int fa = rds_socket(), fb, fc;
+
+	set_rcvtimeo(fa, RCV_TIMEOUT_MS);
+	sin6_mapped(&m, addr_main, 0);
+	ASSERT_SYS_OK(bind(fa, (struct sockaddr *)&m, sizeof(m)));
+	ASSERT_SYS_OK(getsockname(fa, (struct sockaddr *)&got, &len));
+	ASSERT_EQ(len, sizeof(got));
+	EXPECT_EQ(got.sin_family, AF_INET);
+	EXPECT_EQ(got.sin_addr.s_addr, addr_main.s_addr);
+	a = got;
+	fb = rds_bound(addr_main, 0, &b);
+
+	/* sendto() a mapped name: arrives, named in AF_INET */
+	sin6_mapped(&m, addr_main, ntohs(b.sin_port));
+	EXPECT_EQ(EXPECT_SYS_OK(sendto(fa, "mapped", 6, 0, (struct sockaddr *)&m,
+				       sizeof(m))), 6);
+	recv_text(fb, "mapped", &a);
+	/* connect() to one, then send() */
+	sin6_mapped(&m, addr_main, ntohs(a.sin_port));
+	ASSERT_SYS_OK(connect(fb, (struct sockaddr *)&m, sizeof(m)));
+	EXPECT_EQ(EXPECT_SYS_OK(send(fb, "back", 4, 0)), 4);
+	recv_text(fa, "back", &b);
+
+	sin6_mapped(&m, in_addr_of("0.0.0.0"), ntohs(b.sin_port));
+	EXPECT_SYS_ERR(sendto(fa, "x", 1, 0, (struct sockaddr *)&m, sizeof(m)),
+		       EINVAL);
+	fc = rds_socket();
+	sin6_mapped(&m, in_addr_of("0.0.0.0"), 0);
+	EXPECT_SYS_ERR(bind(fc, (struct sockaddr *)&m, sizeof(m)), EINVAL);
+	/* too short for a sockaddr_in6 */
+	sin6_mapped(&m, addr_main, 0);
+	EXPECT_SYS_ERR(bind(fc, (struct sockaddr *)&m, sizeof(m) - 1), EINVAL);
+	if (!modules_are_distro()) {
+		memset(&m, 0, sizeof(m));
+		m.sin6_family = AF_INET6;
+		m.sin6_addr.s6_addr[15] = 1;	/* ::1 */
+		m.sin6_port = b.sin_port;
+		EXPECT_SYS_ERR(sendto(fa, "x", 1, 0, (struct sockaddr *)&m,
+				      sizeof(m)), EAFNOSUPPORT);
+		EXPECT_SYS_ERR(bind(fc, (struct sockaddr *)&m, sizeof(m)),
+			       EAFNOSUPPORT);
+	}
+	expect_empty(fa);
+	expect_empty(fb);
+	close(fc);
+	close(fb);
+	close(fa);
+}
