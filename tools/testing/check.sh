@@ -46,10 +46,10 @@ REMOTE_PAIRINGS_6_12="ours,ours"
 # case of every program, skips included, and the two about the guest
 # itself).  Runs not listed must report at least one.
 declare -A MIN_RESULTS=(
-	[ours-6.1]=147
-	[distro-6.1]=147
-	[ours-6.12]=147
-	[distro-6.12]=147
+	[ours-6.1]=146
+	[distro-6.1]=146
+	[ours-6.12]=146
+	[distro-6.12]=146
 	[remote-distro-distro-6.1]=203
 	[remote-ours-ours-6.1]=211
 	[remote-ours-distro-6.1]=207
