@@ -63,7 +63,7 @@ MODULE_PARM_DESC(fmr_pool_size, "Memory regions mapped for RDMA at once, per dev
 
 unsigned int rds_ib_fmr_message_size = 1024 * 1024;
 module_param_named(fmr_message_size, rds_ib_fmr_message_size, uint, 0444);
-MODULE_PARM_DESC(fmr_message_size, "Largest memory region mapped for RDMA, in bytes (default 1 MiB)");
+MODULE_PARM_DESC(fmr_message_size, "Largest memory region mapped for RDMA, in bytes (default and maximum 1 MiB: only lowers the core's limit)");
 
 /* Free MRs that wait behind one before it is registered again. */
 #define RDS_IB_MR_REUSE_GAP	32

@@ -62,8 +62,8 @@ static int rds_send_dest(struct rds_sock *rs, struct msghdr *msg,
 /*
  * Control messages, a first pass before anything is allocated: those of
  * other levels are ignored, as by every datagram socket; the RDMA ones
- * are parsed by rds_rdma_cmsgs() once the message exists; atomics and
- * zero-copy cookies are not supported.
+ * are parsed by rds_rdma_cmsgs() once the message exists; zero-copy
+ * cookies are not supported.
  */
 static int rds_send_check_cmsgs(struct msghdr *msg)
 {

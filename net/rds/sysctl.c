@@ -8,6 +8,8 @@
  *  max_unacked_bytes		bytes sent before one asks for an ACK (16 MiB)
  *  unacked_timeout_ms		a connection whose oldest message waits this
  *				long for its ACK is reconnected (10000; 0: never)
+ *  ping_enable			answer pings (messages to port 0) with a pong
+ *				(1; 0: they are not answered)
  *  conn_reap_ms		a connection down this long with nothing queued
  *				and nothing ever received is freed (60000;
  *				0: never)
