@@ -112,8 +112,8 @@ skip_n() {	# N WHY DESC...: the next N steps skip
 	done
 }
 
-tail_diag() {	# FILE: its last 30 lines as diagnostics
-	[ -f "$1" ] && diag "$(tail -n 30 "$1")"
+tail_diag() {	# FILE [N]: its last N (30) lines as diagnostics
+	[ -f "$1" ] && diag "$(tail -n "${2:-30}" "$1")"
 }
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (dkms insists)"
@@ -225,9 +225,10 @@ step_build() {	# SERIES HEADERS REL
 	dk build "$pkg/$ver" -k "$rel" --kernelsourcedir "$2" > "$log" 2>&1 || rc=$?
 	if [ "$rc" -ne 0 ]; then
 		diag "dkms build exited with $rc:"
-		tail_diag "$log"
+		tail_diag "$log" 15
 		# DKMS keeps make's output in its build folder on failure.
-		tail_diag "$work/dkms/$pkg/$ver/build/make.log"
+		diag "the end of $work/dkms/$pkg/$ver/build/make.log:"
+		tail_diag "$work/dkms/$pkg/$ver/build/make.log" 15
 		return 1
 	fi
 	for m in rds_zc rds_zc_ib; do
