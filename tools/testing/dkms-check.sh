@@ -361,7 +361,7 @@ guest_report() {
 		tail_diag "$log"
 		emit "not ok" "$s: vm-run.sh"
 	else
-		diag "$(grep '^# vm-run: wall time' "$log")"
+		diag "$(sed -n 's/^# \(vm-run: wall time\)/\1/p' "$log")"
 		emit ok "$s: vm-run.sh"
 	fi
 }
