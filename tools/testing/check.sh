@@ -15,12 +15,17 @@
 #      each on 6.1 and 6.12 (the same tests must pass on both); and the
 #      two-guest tests (run_remote.sh) on 6.1 for each pairing of module
 #      sets in REMOTE_PAIRINGS below, and on 6.12 for REMOTE_PAIRINGS_6_12
+#   6. DKMS (tools/testing/dkms-check.sh, after the one-guest runs and
+#      before the two-guest ones, 3 to 5 minutes): dkms.conf builds and
+#      installs the modules for 6.1 and 6.12 into scratch trees, and a
+#      guest booting each kernel loads and uses what DKMS built
 #
 # Prints one TAP-style line per test and ends with
 # "N passed, M failed, K skipped": a result with a SKIP directive counts
 # as skipped, never as passed.  Each guest run must report at least the
-# number of results MIN_RESULTS gives it, so a case that vanished or a
-# program that stopped early fails.  Exits non-zero if anything failed.
+# number of results MIN_RESULTS gives it (so must the DKMS check), so a
+# case that vanished or a program that stopped early fails.  Exits
+# non-zero if anything failed.
 # Logs are kept in build/check/.
 #
 # Environment: CHECK_GUESTS=0 skips the guest runs (static checks only);
@@ -57,6 +62,8 @@ declare -A MIN_RESULTS=(
 	[remote-ours-ours-credits-6.1]=211
 	[remote-ours-distro-credits-6.1]=207
 	[remote-ours-ours-6.12]=211
+	# tools/testing/dkms-check.sh, its whole plan: 1 + 2 x 10 + 2
+	[dkms]=23
 )
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -172,21 +179,32 @@ groff -man -Tutf8 -ww -z Documentation/man/rds-rdma.7 > "$log" 2>&1 &&
 	! [ -s "$log" ]
 result $? "rds-rdma(7) renders without a warning" "$log"
 
-run_tap() {	# run_tap PREFIX COMMAND...: count a TAP stream's results
-	local line log=$logs/$1.log
+# run_tap PREFIX COMMAND...: count a TAP stream's results, at least
+# MIN_RESULTS[PREFIX] of them (default 1).  A failure is preceded by the
+# diagnostics ("#" lines) printed since the result before it, 40 at most.
+run_tap() {
+	local line log=$logs/$1.log min=${MIN_RESULTS[$1]:-1}
 	"${@:2}" > "$log" 2>&1
 	local st=$?
-	local n=0
+	local n=0 ctx=() c from
 	while IFS= read -r line; do
 		case $line in
-		"ok "*) echo "ok - $1: ${line#ok }"; count_ok "$line"; n=$((n + 1)) ;;
-		"not ok "*) echo "not ok - $1: ${line#not ok }"; fail=$((fail + 1)); n=$((n + 1)) ;;
+		"ok "*) echo "ok - $1: ${line#ok }"; count_ok "$line"; n=$((n + 1)); ctx=() ;;
+		"not ok "*)
+			from=$((${#ctx[@]} > 40 ? ${#ctx[@]} - 40 : 0))
+			for c in "${ctx[@]:from}"; do
+				echo "# $1: $c"
+			done
+			echo "not ok - $1: ${line#not ok }"; fail=$((fail + 1)); n=$((n + 1)); ctx=() ;;
+		"#"*) ctx+=("${line#\# }") ;;
 		esac
 	done < "$log"
 	if [ "$st" -ne 0 ] && ! grep -q '^not ok' "$log"; then
 		result 1 "$1 exited with status $st" "$log"
 	elif [ "$n" -eq 0 ]; then
 		result 1 "$1 reported no result" "$log"
+	elif [ "$n" -lt "$min" ]; then
+		result 1 "$1: $n results, fewer than the $min expected" "$log"
 	fi
 }
 
@@ -252,6 +270,9 @@ if [ "${CHECK_GUESTS:-1}" != 0 ]; then
 	run_vm distro-6.1 run_guest.sh --kernel 6.1 --guests 1 --modules distro
 	run_vm ours-6.12 run_guest.sh --kernel 6.12 --guests 1 --modules ours
 	run_vm distro-6.12 run_guest.sh --kernel 6.12 --guests 1 --modules distro
+	# 6: DKMS, one guest at a time.
+	run_tap dkms tools/testing/dkms-check.sh
+	grep '^# dkms-check: wall time' "$logs/dkms.log" | sed 's/^# dkms-check:/# dkms:/'
 	for pairing in ${CHECK_REMOTE_PAIRINGS:-$REMOTE_PAIRINGS}; do
 		args=()
 		case $pairing in

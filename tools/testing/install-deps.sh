@@ -16,6 +16,8 @@ pkgs=(
 	# the kernels the guests boot, with their module trees (ib_core,
 	# rdma_cm, rdma_rxe and the distribution's rds, rds_rdma)
 	linux-image-amd64 linux-image-6.12-amd64
+	# make check's DKMS test (tools/testing/dkms-check.sh) runs dkms.conf
+	dkms
 	# checkpatch.pl comes from Debian's kernel source package
 	linux-source-6.12
 	sparse
