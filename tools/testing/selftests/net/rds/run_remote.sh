@@ -21,8 +21,9 @@
 #
 # On both nodes it builds the test programs if needed, then runs rds_remote
 # and rds_rdma (the two programs of each pair talk to each other),
-# rds_faults.sh (both guests together, synchronised by guest-barrier.sh)
-# rds_remote's connect_race_rule once more, rds_hostile (node 2 a hostile
+# rds_faults.sh (both guests together, synchronised by guest-barrier.sh),
+# rds_storm.sh (RDMA load through faults, then leak checks), rds_remote's
+# connect_race_rule once more, rds_hostile (node 2 a hostile
 # RDS/IB peer of node 1, through verbs), the user guide's examples
 # (rds_examples.sh), tools/rds-zc-info against live state on both nodes
 # (rds_info_tool.sh) and rds_fuzz (both nodes fuzzing each other, with live
@@ -70,6 +71,8 @@ else
 	run_prog rds_remote 240 "$here/rds_remote"
 	run_prog rds_rdma 300 "$here/rds_rdma"
 	run_prog rds_faults 480 "$here/rds_faults.sh" "$@"
+	# RDMA load through faults, then leak checks (ours on both nodes).
+	run_prog rds_storm 300 "$here/rds_storm.sh"
 	# The faults' reconnects race most: check the rule once more.
 	run_prog race_rule 60 "$here/rds_remote" connect_race_rule
 	# A hostile peer: node 2 forges requests and frames to node 1.

@@ -1,0 +1,456 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# rds_storm.sh - RDMA and message load between two bench guests through
+# fault storms, then leak checks; run on both guests at once
+# (tools/testing/vm/vm-run.sh --guests 2; run by run_remote.sh).  Prints
+# TAP, the plan last.  Node 2 owns the memory (rds_rdma_load owner), node 1
+# initiates the RDMAs (rds_rdma_load init); see rds_rdma_load.c for what
+# every load process checks by itself: every plain message once and in
+# order, exactly one notification per RDMA (SUCCESS, REMOTE_ERROR,
+# CANCELED, DROPPED or OTHER_ERROR), at most one ACK message per RDMA, the
+# bytes of every RDMA that succeeded, one RDMA that succeeds after the
+# faults, VmPin back to 0 at the end.
+#
+# Only where both nodes run our modules: the distribution's RDS over rxe
+# does not recover from a link that goes down (see rds_faults.sh), and its
+# RDS_GET_MR needs a connection.  Elsewhere: one result, skipped.
+#
+#   baseline	  both nodes unload their modules and count the RDMA
+#		  resources left (rdma res show mr, qp, cq, pd, cm_id),
+#		  load them again, and one pair runs 2 s of RDMA cycles
+#		  without faults: every RDMA must succeed.  Then each node
+#		  counts its QPs (its connection to the peer is up).
+#   storm_link	  4 sockets a node: each of node 1 RDMA-cycles against its
+#		  own owner socket on node 2 (two owners register with
+#		  RDS_GET_MR, two with RDS_CMSG_RDMA_MAP) for 15 s, while a
+#		  counted stream (rds_stream) runs each way and the link
+#		  breaks: node 1 loses every frame it sends for 2 s (tc netem,
+#		  100 % loss) at 3 s and 13 s, node 2 deletes its rxe device
+#		  at 6 s and adds it again 2 s later.  Every load process
+#		  must end clean, both streams arrive whole, once, in order;
+#		  after everything closed the module's counters must show
+#		  as many MRs released as created since the baseline's
+#		  reload (rdma_mr_created, rdma_mr_released), and the node
+#		  as many QPs as at the baseline (within 30 s: a reconnect
+#		  may be under way).
+#   storm_kill	  two rounds of 2 pairs under load: node 1 SIGKILLs its
+#		  initiators 4 s in (node 2's owners must then release every
+#		  MR, VmPin 0), then node 2 SIGKILLs its owners 4 s in (node
+#		  1's initiators must see each RDMA in flight end with one
+#		  notification, VmPin 0).  After each round a new pair must
+#		  cycle clean (1 s of load and one more success), and after
+#		  both the MR counters and the QP count must be as in
+#		  storm_link.
+#   storm_reload  a third round like storm_kill's second, but node 2
+#		  unloads and loads its modules right after it killed its
+#		  owners, while node 1's initiators still wait for the
+#		  notifications and send their DONEs; they must end
+#		  clean, and a new pair cycle clean.
+#   leaks	  both nodes unload their modules again: the RDMA
+#		  resources must be back to the baseline's (an MR, QP, CQ,
+#		  PD or cm_id that our module lost track of survives the
+#		  unload), and the modules load again.
+#
+# Environment (from vm-run.sh): RDS_NODE, RDS_NODES, RDS_ADDR,
+# RDS_PEER_ADDR, RDS_MODULES, RDS_MODULES_ALL, RDS_MODULE_DIR, RESULTS,
+# RDS_VM_TOOLS; RDS_CREDITS (run_remote.sh --credits: the receive ring
+# our modules get again when the script loads them).
+# Usage: rds_storm.sh [CASE...]	(default: all, in the order above; the
+# later cases need baseline first)
+
+# The case_* functions are called through "case_$c".
+# shellcheck disable=SC2317
+
+set -u
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=rds_modules.sh
+. "$here/rds_modules.sh"
+# shellcheck source=lib_tap.sh
+. "$here/lib_tap.sh"
+
+LOAD=$here/rds_rdma_load
+STREAM=$here/rds_stream
+STATE=$here/rds_state
+BARRIER=${RDS_VM_TOOLS:-$here/../../../vm}/guest-barrier.sh
+DEV=rxe0
+NLOAD=4			# load pairs of storm_link
+DURATION=15		# s of load
+PORT=26000		# owner k: PORT + k, initiator k: PORT + 100 + k
+
+pids=()
+
+cleanup() {
+	local p
+
+	for p in "${pids[@]}"; do
+		kill "$p" 2>/dev/null
+	done
+	tc qdisc del dev "$netdev" root 2>/dev/null
+}
+
+barrier() {
+	local out
+
+	if ! out=$("$BARRIER" "storm-$1" 240 2>&1); then
+		diag "$out"
+		return 1
+	fi
+}
+
+wait_for() {	# wait_for SECS COMMAND...
+	local limit=$1 i
+
+	shift
+	for ((i = 0; i < limit * 5; i++)); do
+		"$@" > /dev/null 2>&1 && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+rxe_active() {
+	rdma link show "$DEV/1" | grep -q 'state ACTIVE'
+}
+
+res_counts() {	# one line: the number of each RDMA resource
+	local r
+
+	for r in mr qp cq pd cm_id; do
+		echo -n "$r $(rdma resource show "$r" 2>/dev/null | grep -c .) "
+	done
+	echo
+}
+
+qp_count() {
+	rdma resource show qp 2>/dev/null | grep -c .
+}
+
+qp_back() {	# qp_back COUNT
+	[ "$(qp_count)" = "$1" ]
+}
+
+counter() {	# counter NAME: its value (0 when rds_state omits it)
+	local v
+
+	v=$("$STATE" "$1" | sed -n "s/^# counter $1 //p")
+	echo "${v:-0}"
+}
+
+mr_in_use() {	# created - released, module-wide
+	echo $(($(counter rdma_mr_created) - $(counter rdma_mr_released)))
+}
+
+mr_none() {
+	[ "$(mr_in_use)" = 0 ]
+}
+
+# Load the modules again; run_remote.sh --credits set a small ring.
+modules_load() {
+	rds_modules_load || return 1
+	[ -n "${RDS_CREDITS:-}" ] || return 0
+	echo "$RDS_CREDITS" > /sys/module/rds_zc_ib/parameters/recv_wr
+}
+
+# After a case: no MR left registered (the counters began at 0 with the
+# baseline's reload, and nothing else registers any meanwhile), the QPs as
+# at the baseline.
+check_counts() {	# check_counts NAME
+	local rc=0
+
+	if ! wait_for 15 mr_none; then
+		diag "MRs in use: $(mr_in_use)"
+		"$STATE" rdma_ 2>&1
+		rc=1
+	fi
+	result "$rc" "$1: as many MRs released as registered (module counters)"
+	rc=0
+	if ! wait_for 30 qp_back "$qp_base"; then
+		diag "$(qp_count) QPs, $qp_base at the baseline:"
+		diag "$(rdma resource show qp 2>&1)"
+		rc=1
+	fi
+	result "$rc" "$1: as many QPs as at the baseline"
+}
+
+# Start a program in the background, its output in FILE; its pid in $!.
+bg() {	# bg FILE CMD...
+	local out=$1
+
+	shift
+	"$@" > "$out" 2>&1 &
+	pids+=($!)
+}
+
+judge() {	# judge PID OUTFILE NAME
+	local rc=0
+
+	wait "$1" || rc=$?
+	diag "$(tail -n 12 "$2")"
+	[ "$rc" -ne 0 ] && diag "exit status $rc"
+	result "$rc" "$3"
+}
+
+# judge_all NAME PID:FILE...: one result for several programs.
+judge_all() {
+	local name=$1 rc=0 p
+
+	shift
+	for p in "$@"; do
+		wait "${p%%:*}" || rc=1
+		diag "$(tail -n 12 "${p#*:}")"
+	done
+	result "$rc" "$name"
+}
+
+load() {	# load FILE ROLE K [OPTIONS...]: one load process for pair K
+	local file=$1 role=$2 k=$3 mine theirs
+
+	shift 3
+	if [ "$role" = owner ]; then
+		mine=$((PORT + k))
+		theirs=$((PORT + 100 + k))
+	else
+		mine=$((PORT + 100 + k))
+		theirs=$((PORT + k))
+	fi
+	bg "$file" "$LOAD" "$role" -b "$RDS_ADDR:$mine" \
+		-t "$RDS_PEER_ADDR:$theirs" "$@"
+}
+
+# A pair that must cycle clean: every RDMA a success.
+clean_pair() {	# clean_pair NAME K SECS
+	local name=$1 k=$2 p out
+
+	out=$work/$(echo "$1" | tr -c 'a-z0-9_\n' _).k$2
+	if [ "$me" = 2 ]; then
+		load "$out" owner "$k" -m -T 90
+	else
+		load "$out" init "$k" -d "$3" -T 90
+	fi
+	p=$!
+	if wait "$p" && grep -q '^load: .* (success [1-9][0-9]*, remote_error 0, canceled 0, dropped 0, other_error 0, invalid 0).* 0 errors$' "$out"; then
+		result 0 "$name: a new pair cycles, every RDMA a success"
+	else
+		diag "$(tail -n 12 "$out")"
+		result 1 "$name: a new pair cycles, every RDMA a success"
+	fi
+}
+
+unload_count() {	# unload, count what is left
+	local out
+
+	if ! out=$(rds_modules_unload 2>&1); then
+		diag "$out"
+		return 1
+	fi
+	sleep 1
+	res_counts
+}
+
+case_baseline() {
+	local out rc=0
+
+	barrier baseline-start || { result 1 "baseline: both guests ready"; return; }
+	if ! res_base=$(unload_count) || ! out=$(modules_load 2>&1); then
+		diag "${out:-}"
+		rc=1
+	fi
+	diag "without RDS: $res_base"
+	result "$rc" "baseline: modules unloaded and loaded again, RDMA resources counted"
+	barrier baseline-loaded || { result 1 "baseline: both guests ready"; return; }
+	clean_pair baseline 90 2
+	qp_base=$(qp_count)
+	barrier baseline-done
+}
+
+fault_cut() {	# frames sent vanish for 2 s
+	local out
+
+	if ! out=$(tc qdisc add dev "$netdev" root netem loss 100% 2>&1); then
+		diag "tc qdisc add dev $netdev root netem loss 100%: $out"
+		return 1
+	fi
+	sleep 2
+	if ! out=$(tc qdisc del dev "$netdev" root 2>&1); then
+		diag "tc qdisc del dev $netdev root: $out"
+		return 1
+	fi
+}
+
+fault_rdma_link() {
+	local out
+
+	if ! out=$(rdma link del "$DEV" 2>&1); then
+		diag "rdma link del $DEV: $out"
+		return 1
+	fi
+	sleep 2
+	if ! out=$(rdma link add "$DEV" type rxe netdev "$netdev" 2>&1); then
+		diag "rdma link add $DEV: $out"
+		return 1
+	fi
+	if ! wait_for 30 rxe_active; then
+		diag "$DEV not ACTIVE 30 s after 'rdma link add': $(rdma link show 2>&1)"
+		return 1
+	fi
+}
+
+case_storm_link() {
+	local name=storm_link k rpid spid rc=0 all=() m=()
+	local rport=$((PORT + 200 + me)) sport=$((PORT + 210 + me))
+
+	modprobe sch_netem 2>/dev/null
+	bg "$work/$name.recv" "$STREAM" recv -b "$RDS_ADDR:$rport" \
+		-f "$RDS_PEER_ADDR:$((PORT + 210 + peer))" -T 120
+	rpid=$!
+	if [ "$me" = 2 ]; then
+		for ((k = 0; k < NLOAD; k++)); do
+			m=()
+			[ $((k % 2)) = 1 ] && m=(-m)
+			load "$work/$name.k$k" owner "$k" "${m[@]}" -T 150
+			all+=("$!:$work/$name.k$k")
+		done
+	fi
+	barrier "$name-bound" || { result 1 "$name: both guests ready"; return; }
+	if [ "$me" = 1 ]; then
+		for ((k = 0; k < NLOAD; k++)); do
+			load "$work/$name.k$k" init "$k" -d "$DURATION" -T 150
+			all+=("$!:$work/$name.k$k")
+		done
+	fi
+	bg "$work/$name.send" "$STREAM" send -b "$RDS_ADDR:$sport" \
+		-t "$RDS_PEER_ADDR:$((PORT + 200 + peer))" -n 1000 -i 10 \
+		-T 200 -w "$peer_work/$name.received"
+	spid=$!
+	if [ "$me" = 1 ]; then
+		sleep 3
+		fault_cut || rc=1
+		sleep 8
+		fault_cut || rc=1
+		result "$rc" "$name: every frame $netdev sends lost for 2 s, twice"
+	else
+		sleep 6
+		fault_rdma_link
+		result $? "$name: rdma link del $DEV, 2 s, add again"
+	fi
+	for ((k = 0; k < NLOAD; k++)); do
+		judge "${all[$k]%%:*}" "${all[$k]#*:}" \
+			"$name: load pair $k ended clean"
+	done
+	judge "$rpid" "$work/$name.recv" "$name: stream from node $peer arrived whole, in order, once"
+	touch "$work/$name.received"
+	judge "$spid" "$work/$name.send" "$name: stream to node $peer sent without error"
+	barrier "$name-done" || result 1 "$name: both guests done"
+	check_counts "$name"
+}
+
+# One kill round: node KILLER kills its side of 2 pairs after 4 s, and
+# with "reload" unloads and loads its modules right after.
+kill_round() {	# kill_round NAME ROUND KILLER [reload]
+	local name=$1 r=$2 killer=$3 reload=${4:-} k role all=() p m=() out rc=0
+	local stop=$work/$name.$r.killed peer_stop=$peer_work/$name.$r.killed
+
+	role=init
+	[ "$me" = 2 ] && role=owner
+	barrier "$name-$r-start" || { result 1 "$name: both guests ready"; return; }
+	for k in 0 1; do
+		m=()
+		[ "$role" = owner ] && [ "$k" = 1 ] && m=(-m)
+		if [ "$me" = "$killer" ]; then
+			load "$work/$name.$r.k$k" "$role" $((10 + k)) "${m[@]}" -d 60 -T 90
+		else
+			load "$work/$name.$r.k$k" "$role" $((10 + k)) "${m[@]}" -d 60 \
+				-T 90 -s "$peer_stop"
+		fi
+		all+=("$!:$work/$name.$r.k$k")
+	done
+	if [ "$me" = "$killer" ]; then
+		sleep 4
+		for p in "${all[@]}"; do
+			kill -KILL "${p%%:*}"
+		done
+		for p in "${all[@]}"; do
+			wait "${p%%:*}" 2>/dev/null
+		done
+		if [ -n "$reload" ]; then
+			out=$( (rds_modules_unload && modules_load) 2>&1) || rc=1
+			[ -n "$out" ] && diag "$out"
+		fi
+		touch "$stop"
+		result "$rc" "$name: round $r: SIGKILLed the ${role}s with RDMAs in flight${reload:+, modules reloaded}"
+	else
+		judge_all "$name: round $r: the surviving ${role}s ended clean" "${all[@]}"
+	fi
+	barrier "$name-$r-after" || { result 1 "$name: both guests ready"; return; }
+	clean_pair "$name: round $r" $((20 + 10 * r)) 1
+}
+
+case_storm_kill() {
+	kill_round storm_kill 1 1
+	kill_round storm_kill 2 2
+	barrier storm_kill-done || result 1 "storm_kill: both guests done"
+	check_counts storm_kill
+}
+
+# The MR counters start again at 0 with the reload on node 2; what the
+# old modules leaked, the leaks case finds.
+case_storm_reload() {
+	kill_round storm_reload 3 2 reload
+	barrier storm_reload-done || result 1 "storm_reload: both guests done"
+	check_counts storm_reload
+}
+
+case_leaks() {
+	local now out rc=0
+
+	barrier leaks-start || { result 1 "leaks: both guests ready"; return; }
+	if ! now=$(unload_count); then
+		rc=1
+	elif [ "$now" != "$res_base" ]; then
+		diag "without RDS now: $now; at the baseline: $res_base"
+		rdma resource show 2>&1 | sed 's/^/# /'
+		rc=1
+	fi
+	result "$rc" "leaks: after an unload, the RDMA resources are as at the baseline"
+	out=$(modules_load 2>&1)
+	rc=$?
+	[ -n "$out" ] && diag "$out"
+	result "$rc" "leaks: modules ($RDS_MODULES) loaded again"
+	barrier leaks-done || result 1 "leaks: both guests done"
+}
+
+# ------------------------------------------------------------------ main
+
+if [ "${RDS_NODES:-0}" != 2 ] || [ -z "${RDS_PEER_ADDR:-}" ] ||
+   [ -z "${RESULTS:-}" ]; then
+	echo "1..0 # SKIP needs two bench guests (RDS_NODES=2, RDS_PEER_ADDR, RESULTS)"
+	exit 0
+fi
+if [ "${RDS_MODULES_ALL:-}" != ours,ours ]; then
+	echo "1..0 # SKIP both nodes must run our modules (${RDS_MODULES_ALL:-unset}): the distribution's RDS does not recover from a link that goes down over rxe"
+	exit 0
+fi
+me=$RDS_NODE
+peer=$((3 - me))
+work=$RESULTS/storm
+peer_work=$(dirname "$RESULTS")/guest$peer/storm
+mkdir -p "$work"
+netdev=$(rdma link show "$DEV/1" 2>/dev/null | sed -n 's/.*netdev \([^ ]*\).*/\1/p')
+netdev=${netdev:-eth0}
+trap cleanup EXIT
+res_base=
+qp_base=0
+
+cases=("$@")
+[ ${#cases[@]} -gt 0 ] || cases=(baseline storm_link storm_kill storm_reload leaks)
+echo "# node $me ($RDS_ADDR), peer $RDS_PEER_ADDR, $DEV on $netdev"
+for c in "${cases[@]}"; do
+	echo "# $c"
+	SECONDS=0
+	"case_$c"
+	echo "# $c took $SECONDS s"
+done
+echo "1..$total"
+exit $((failed > 0))
