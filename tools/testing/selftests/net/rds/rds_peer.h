@@ -16,8 +16,8 @@
  * both nodes), bound sockets, the byte patterns messages carry, and
  * rds_peer_main(), the whole of main() but the table of cases.
  *
- * Include after _GNU_SOURCE, rds_test.h and rds_sock_util.h; one program,
- * one translation unit (the state below is the program's).
+ * Include after _GNU_SOURCE, rds_test.h and rds_sock_util.h; the state
+ * below is the program's, one copy however many of its files include this.
  */
 #ifndef RDS_PEER_H
 #define RDS_PEER_H
@@ -41,16 +41,21 @@
 #define CONNECT_MS	90000	/* for the other program to start */
 #define RCV_TIMEOUT_MS	15000	/* the longest a receive waits */
 
-static struct in_addr addr_self, addr_peer;
-static char addr_self_str[INET_ADDRSTRLEN], addr_peer_str[INET_ADDRSTRLEN];
-static int node;			/* 1 or 2 */
-static int peer_node;
-static unsigned short ctl_port;
-static unsigned short port_base;	/* of the per-case RDS ports */
-static int ctl_fd = -1;
+/*
+ * Weak, not static (as in rds_test.h): a program built from several files
+ * (rds_rdma) has one copy of the state, whichever of its files use it.
+ */
+__attribute__((weak)) struct in_addr addr_self, addr_peer;
+__attribute__((weak)) char addr_self_str[INET_ADDRSTRLEN];
+__attribute__((weak)) char addr_peer_str[INET_ADDRSTRLEN];
+__attribute__((weak)) int node;			/* 1 or 2 */
+__attribute__((weak)) int peer_node;
+__attribute__((weak)) unsigned short ctl_port;
+__attribute__((weak)) unsigned short port_base;	/* of the per-case RDS ports */
+__attribute__((weak)) int ctl_fd = -1;
 
-static const struct rt_case *all_cases;
-static int n_cases;
+__attribute__((weak)) const struct rt_case *all_cases;
+__attribute__((weak)) int n_cases;
 
 /* A control line read ahead of its case, kept across the case processes. */
 struct ctl_stash {
@@ -58,7 +63,7 @@ struct ctl_stash {
 	char line[CTL_LINE];
 };
 
-static struct ctl_stash *ctl_stash;
+__attribute__((weak)) struct ctl_stash *ctl_stash;
 
 /* Map the stash, shared with forked children; -1 (said) if it cannot. */
 static inline int ctl_stash_map(void)
@@ -73,8 +78,8 @@ static inline int ctl_stash_map(void)
 	return 0;
 }
 
-static int case_no;			/* 1-based number of the running case */
-static int ctl_step;			/* control steps so far in this case */
+__attribute__((weak)) int case_no;	/* 1-based number of the running case */
+__attribute__((weak)) int ctl_step;	/* control steps so far in this case */
 
 /* ---------------------------------------------------------------- helpers */
 

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rds_hostile_flood.c - rds_hostile's cases of floods that ignore
+ * congestion.
+ */
+#include "rds_hostile.h"
+
+/* ------------------------------------------------------- (e) floods */
+
+/* Node 1: how much memory is in use, in KiB (MemTotal - MemFree). */
+static long long mem_used_kib(long long *slab)
+{
+	char line[256];
+	long long total = -1, free_kib = -1, v;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	ASSERT_TRUE(f, "/proc/meminfo: %s", rt_errname(errno));
+	*slab = -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "MemTotal: %lld", &v) == 1)
+			total = v;
+		else if (sscanf(line, "MemFree: %lld", &v) == 1)
+			free_kib = v;
+		else if (sscanf(line, "Slab: %lld", &v) == 1)
+			*slab = v;
+	}
+	fclose(f);
+	return total - free_kib;
+}
+
+/*
+ * Node 1: how much its memory grew since @used0 and @slab0: the larger of
+ * the growth of memory in use and of the slab (memory in use moves with
+ * caches too); the new values in *@used and *@slab.
+ */
+static long long mem_grown_kib(long long used0, long long slab0,
+			       long long *used, long long *slab)
+{
+	*used = mem_used_kib(slab);
+	return *used - used0 > *slab - slab0 ? *used - used0 : *slab - slab0;
+}
+
+/*
+ * Node 2: post up to @n messages of @len bytes (0 or 1, the byte the
+ * message's number) without waiting for each, as fast as node 1 takes
+ * them.  Return: 1 if node 1 held them back (no room for FLOOD_STALL_MS).
+ */
+static int flood_batch(struct hp *h, unsigned long first, unsigned long n,
+		       uint32_t len)
+{
+	struct rds_wire_hdr hdr;
+	unsigned char byte;
+	unsigned long i;
+
+	for (i = 0; i < n; i++) {
+		byte = (unsigned char)(first + i);
+		rds_wire_hdr_init(&hdr, ++h->seq, 0, len, HOSTILE_SPORT,
+				  case_port(P_VICTIM), 0);
+		rds_wire_csum_set(&hdr);
+		if (hp_frame(h, &hdr, &byte, len, 1, FLOOD_STALL_MS)) {
+			h->seq--;
+			return 1;
+		}
+	}
+	return hp_flush(h, FLOOD_STALL_MS) ? 1 : 0;
+}
+
+/* Node 1: read what the flood left, @len bytes each, in order. */
+static unsigned long flood_drain(int fd, uint32_t len, unsigned long want,
+				 int ms)
+{
+	unsigned long got = 0, misordered = 0;
+	long long end = rt_now_ms() + ms;
+	unsigned char buf[16];
+	long n;
+
+	while (got < want && rt_now_ms() < end) {
+		n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno != EAGAIN)
+				break;
+			poll_fd(fd, POLLIN, 200);
+			continue;
+		}
+		if (n != (long)len || (len && buf[0] != (unsigned char)got))
+			misordered++;
+		got++;
+	}
+	EXPECT_EQ(misordered, 0);
+	return got;
+}
+
+/*
+ * (e) A flood of @len-byte messages to a socket that never reads, the
+ * congestion map ignored.  In batches: node 2 sends, node 1 says how much
+ * its memory grew; they stop when node 1 holds the flood back, when all
+ * FLOOD_MSGS went, or before node 1 runs out of memory.
+ */
+static void flood_case(uint32_t len)
+{
+	unsigned long total = 0, final, v;
+	long long used0 = 0, slab0 = 0, used = 0, slab = 0, grown = 0, queued;
+	long long start = 0, secs;
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr qa;
+	struct hcase hc;
+	int held = 0;
+	struct hp h;
+
+	if (distro_victim())	/* both nodes know: neither starts */
+		rt_skip("the distribution queues such a flood without %s",
+			"bound (44 MiB for 200000 empty messages on 6.1)");
+	if (kernel_is("6.12."))	/* both nodes run the same kernel */
+		rt_skip("6.12's rxe crashes on the flooding node (%s)",
+			"double fault in rxe_requester, 2026-11-24");
+	hc_begin(&hc);
+	if (node == 2) {
+		hp_open(&h, case_tos(0), 0, 0);
+		if (!ibv_query_qp(h.id->qp, &qa, IBV_QP_RNR_RETRY, &init))
+			rt_diag("the flooding QP's RNR retry count: %u",
+				qa.rnr_retry);
+		hp_listen(&h, 500);
+	}
+	sync_peer("up");
+	if (node == 1)
+		used0 = mem_used_kib(&slab0);
+	start = rt_now_ms();
+	/* Both decide alike: on what node 2 posted and node 1's growth. */
+	while (!held && total < FLOOD_MSGS && grown <= FLOOD_STOP_KIB) {
+		if (node == 2) {
+			held = flood_batch(&h, total, FLOOD_BATCH, len);
+			total = h.posted;
+			tell_peer((long)(total * 2 + held));
+			grown = hear_peer();
+		} else {
+			v = (unsigned long)hear_peer();
+			held = v & 1;
+			total = v / 2;
+			rt_sleep_ms(200);	/* what node 1 has yet to take */
+			grown = mem_grown_kib(used0, slab0, &used, &slab);
+			tell_peer((long)grown);
+		}
+	}
+	secs = (rt_now_ms() - start + 500) / 1000;
+	if (node == 2) {
+		rt_diag("%s: %lu messages posted, %llu accepted by node 1 in %lld s",
+			held ? "held back" : "not held back", total, h.done,
+			secs);
+	} else {
+		grown = mem_grown_kib(used0, slab0, &used, &slab);
+		queued = rds_counter(hc.cfd, "recv_queued") - hc.queued;
+		rt_diag("%s: %lu messages of %u bytes in %lld s, %lld queued",
+			held ? "held back" : "not held back", total, len, secs,
+			queued);
+		rt_diag("memory +%lld KiB (in use %lld KiB, slab %lld KiB), %lld bytes a message",
+			grown, used - used0, slab - slab0,
+			total ? grown * 1024 / (long long)total : 0);
+		EXPECT_TRUE(grown <= FLOOD_BOUND_KIB,
+			    "memory grew by %lld KiB for %lu messages: %s",
+			    grown, total,
+			    held ? "held back too late" : "not held back");
+		if (held)
+			rt_diag("held back: only %lu of %lu accepted in %lld s, memory +%lld KiB",
+				total, FLOOD_MSGS, secs, grown);
+	}
+	hc_middle(&hc);	/* the honest peer, the flood held */
+	/* The reader wakes up: every message accepted arrives, once. */
+	if (node == 2) {
+		EXPECT_TRUE(!hp_flush(&h, 60000),
+			    "the flood's last %u sends never completed (status %d)",
+			    h.busy, h.err);
+		tell_peer((long)h.done);
+		/*
+		 * A send completed once its frame was in a receive buffer of
+		 * node 1, where a held one waits to be delivered until node
+		 * 1 has read what is before it; and a frame not acknowledged
+		 * by RDS is lost with the connection (a real RDS peer sends
+		 * it again, this one does not).  So the QP stays until node
+		 * 1 has everything.
+		 */
+		hear_peer();
+		hp_close(&h);
+	} else {
+		unsigned long got = flood_drain(hc.victim, len, total, 60000);
+
+		final = (unsigned long)hear_peer();
+		got += flood_drain(hc.victim, len, final - got, 10000);
+		tell_peer((long)got);
+		EXPECT_EQ(got, final);
+	}
+	hc_end(&hc, distro_victim() ? -1 : 1);
+}
+
+void test_flood_zero(void)
+{
+	flood_case(0);
+}
+
+void test_flood_one(void)
+{
+	flood_case(1);
+}

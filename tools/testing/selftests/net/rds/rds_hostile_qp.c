@@ -1,0 +1,506 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rds_hostile_qp.c - node 2's hostile QP: a verbs peer that speaks the
+ * RDS/IB wire protocol itself (librdmacm, libibverbs), its frames, the
+ * messages it takes and the ACKs it sends.
+ */
+#include "rds_hostile.h"
+
+/* ------------------------------------------------------ the hostile QP */
+
+static unsigned char *hp_send_slot(struct hp *h, unsigned int i)
+{
+	return h->mem + (size_t)i * RDS_WIRE_SEND_MAX;
+}
+
+static unsigned char *hp_recv_slot(struct hp *h, unsigned int i)
+{
+	return h->mem + (size_t)(HP_SEND_SLOTS + i) * RDS_WIRE_SEND_MAX;
+}
+
+unsigned char *hp_read_buf(struct hp *h)
+{
+	return hp_recv_slot(h, HP_RECV_SLOTS);
+}
+
+static int hp_post_recv(struct hp *h, unsigned int i)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)hp_recv_slot(h, i),
+		.length = RDS_WIRE_SEND_MAX,
+		.lkey = h->mr->lkey,
+	};
+	struct ibv_recv_wr wr = {
+		.wr_id = WR_RECV | i,
+		.sg_list = &sge,
+		.num_sge = 1,
+	}, *bad;
+
+	return ibv_post_recv(h->id->qp, &wr, &bad);
+}
+
+/* A frame node 1 sent: count it, remember its data messages. */
+static void hp_rx_frame(struct hp *h, unsigned int i, uint32_t byte_len)
+{
+	struct rds_wire_hdr hdr;
+	struct hp_rx *r;
+	uint64_t ack;
+
+	h->rx_frames++;
+	if (byte_len < RDS_WIRE_HDR_LEN) {
+		h->rx_bad++;
+		return;
+	}
+	memcpy(&hdr, hp_recv_slot(h, i), sizeof(hdr));
+	if (!rds_wire_csum_ok(&hdr)) {
+		h->rx_bad++;
+		return;
+	}
+	ack = be64toh(hdr.ack);
+	if (ack)
+		h->rx_ack = ack;
+	if (!hdr.sport && !hdr.dport && byte_len == RDS_WIRE_HDR_LEN) {
+		h->rx_acks++;
+		return;
+	}
+	if (hdr.flags == RDS_WIRE_F_CONG) {
+		h->rx_cong++;
+		return;
+	}
+	if (h->nrx && h->rx[(h->nrx - 1) % HP_LOG].seq == be64toh(hdr.seq))
+		return;	/* a later fragment */
+	r = &h->rx[h->nrx++ % HP_LOG];
+	r->seq = be64toh(hdr.seq);
+	r->sport = ntohs(hdr.sport);
+	r->dport = ntohs(hdr.dport);
+	r->len = ntohl(hdr.len);
+	r->flags = hdr.flags;
+}
+
+static int hp_drain_cq(struct hp *h)
+{
+	struct ibv_wc wc[32];
+	int n, i, total = 0;
+
+	while ((n = ibv_poll_cq(h->cq, 32, wc)) > 0) {
+		for (i = 0; i < n; i++) {
+			if (wc[i].wr_id & WR_RECV) {
+				unsigned int slot = wc[i].wr_id & 0xffff;
+
+				if (wc[i].status != IBV_WC_SUCCESS)
+					continue;
+				hp_rx_frame(h, slot, wc[i].byte_len);
+				hp_post_recv(h, slot);
+			} else if (wc[i].wr_id & WR_READ) {
+				h->read_status = wc[i].status;
+			} else {
+				h->busy--;
+				if (wc[i].status == IBV_WC_SUCCESS)
+					h->done++;
+				else if (!h->err)
+					h->err = wc[i].status;
+			}
+		}
+		total += n;
+	}
+	return total;
+}
+
+/* Take the connection manager's events: DISCONNECTED ends the QP. */
+static void hp_cm_events(struct hp *h)
+{
+	struct pollfd p = { .fd = h->ch->fd, .events = POLLIN };
+	struct rdma_cm_event *ev;
+
+	while (poll(&p, 1, 0) == 1 && !rdma_get_cm_event(h->ch, &ev)) {
+		if (ev->event == RDMA_CM_EVENT_DISCONNECTED ||
+		    ev->event == RDMA_CM_EVENT_TIMEWAIT_EXIT ||
+		    ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
+			h->up = 0;
+		rdma_ack_cm_event(ev);
+	}
+}
+
+/*
+ * Take the completions there are; if none, wait up to @ms for one (or an
+ * event).  Return: the completions taken.
+ */
+int hp_progress(struct hp *h, int ms)
+{
+	struct pollfd p[2] = {
+		{ .fd = h->cc->fd, .events = POLLIN },
+		{ .fd = h->ch->fd, .events = POLLIN },
+	};
+	struct ibv_cq *cq;
+	void *ctx;
+	int n;
+
+	n = hp_drain_cq(h);
+	hp_cm_events(h);
+	if (n || ms <= 0)
+		return n;
+	ibv_req_notify_cq(h->cq, 0);
+	n = hp_drain_cq(h);
+	if (n)
+		return n;
+	if (poll(p, 2, ms) > 0 && (p[0].revents & POLLIN) &&
+	    !ibv_get_cq_event(h->cc, &cq, &ctx))
+		ibv_ack_cq_events(cq, 1);
+	hp_cm_events(h);
+	return hp_drain_cq(h);
+}
+
+/* Let node 1's frames in for @ms. */
+void hp_listen(struct hp *h, int ms)
+{
+	long long end = rt_now_ms() + ms;
+
+	while (rt_now_ms() < end)
+		hp_progress(h, (int)(end - rt_now_ms()));
+}
+
+static void hp_free(struct hp *h)
+{
+	if (h->id && h->id->qp)
+		rdma_destroy_qp(h->id);
+	if (h->cq)
+		ibv_destroy_cq(h->cq);
+	if (h->cc)
+		ibv_destroy_comp_channel(h->cc);
+	if (h->mr)
+		ibv_dereg_mr(h->mr);
+	if (h->pd)
+		ibv_dealloc_pd(h->pd);
+	if (h->id)
+		rdma_destroy_id(h->id);
+	if (h->ch)
+		rdma_destroy_event_channel(h->ch);
+	free(h->mem);
+	h->id = NULL;
+	h->cq = NULL;
+	h->cc = NULL;
+	h->mr = NULL;
+	h->pd = NULL;
+	h->ch = NULL;
+	h->mem = NULL;
+	h->up = 0;
+}
+
+/* The next event on @ch within @ms; its type and status. */
+static int cm_wait(struct rdma_event_channel *ch, int ms,
+		   enum rdma_cm_event_type *type, int *status)
+{
+	struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
+	struct rdma_cm_event *ev;
+
+	if (poll(&pfd, 1, ms) != 1)
+		return -1;
+	if (rdma_get_cm_event(ch, &ev))
+		return -1;
+	*type = ev->event;
+	*status = ev->status;
+	rdma_ack_cm_event(ev);
+	return 0;
+}
+
+/* Step the setup of an id until @want, or fail the case. */
+static void cm_expect(struct rdma_event_channel *ch,
+		      enum rdma_cm_event_type want, const char *what)
+{
+	enum rdma_cm_event_type type;
+	int status;
+
+	ASSERT_TRUE(!cm_wait(ch, CM_WAIT_MS, &type, &status),
+		    "%s: no event within %d ms", what, CM_WAIT_MS);
+	ASSERT_TRUE(type == want, "%s: %s (status %d), not %s", what,
+		    rdma_event_str(type), status, rdma_event_str(want));
+}
+
+/*
+ * One connect request from our real address to node 1's listener with
+ * @priv, on a QP whose receive slots are posted first (node 1's map
+ * comes at once).  Return: the event that answered it; on ESTABLISHED
+ * @h is up, else it is freed.
+ */
+enum rdma_cm_event_type hp_try_open(struct hp *h,
+				    const struct rds_wire_priv *priv,
+				    int *status)
+{
+	struct sockaddr_in src, dst;
+	struct ibv_qp_init_attr qpa = {
+		.cap = { .max_send_wr = HP_SEND_SLOTS + 1,
+			 .max_recv_wr = HP_RECV_SLOTS,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+	};
+	struct rdma_conn_param param = {
+		.private_data = priv,
+		.private_data_len = sizeof(*priv),
+		.responder_resources = 1,
+		.initiator_depth = 1,
+		.retry_count = 7,
+		.rnr_retry_count = 7,	/* RNR: retry for ever (wire 1.4) */
+	};
+	enum rdma_cm_event_type type;
+	unsigned int i;
+
+	sin_set(&src, addr_self, 0);
+	sin_set(&dst, addr_peer, RDS_WIRE_PORT);
+	h->mem_len = (size_t)(HP_SEND_SLOTS + HP_RECV_SLOTS) *
+		     RDS_WIRE_SEND_MAX + HP_READ_LEN;
+	h->mem = xmalloc(h->mem_len);
+	memset(h->mem, 0, h->mem_len);
+	h->ch = rdma_create_event_channel();
+	ASSERT_TRUE(h->ch, "rdma_create_event_channel: %s", rt_errname(errno));
+	ASSERT_SYS_OK(rdma_create_id(h->ch, &h->id, NULL, RDMA_PS_TCP));
+	ASSERT_SYS_OK(rdma_resolve_addr(h->id, (struct sockaddr *)&src,
+					(struct sockaddr *)&dst, CM_WAIT_MS));
+	cm_expect(h->ch, RDMA_CM_EVENT_ADDR_RESOLVED, "resolve address");
+	ASSERT_SYS_OK(rdma_resolve_route(h->id, CM_WAIT_MS));
+	cm_expect(h->ch, RDMA_CM_EVENT_ROUTE_RESOLVED, "resolve route");
+	h->pd = ibv_alloc_pd(h->id->verbs);
+	ASSERT_TRUE(h->pd, "ibv_alloc_pd: %s", rt_errname(errno));
+	h->cc = ibv_create_comp_channel(h->id->verbs);
+	ASSERT_TRUE(h->cc, "ibv_create_comp_channel: %s", rt_errname(errno));
+	h->cq = ibv_create_cq(h->id->verbs, HP_SEND_SLOTS + HP_RECV_SLOTS + 8,
+			      NULL, h->cc, 0);
+	ASSERT_TRUE(h->cq, "ibv_create_cq: %s", rt_errname(errno));
+	h->mr = ibv_reg_mr(h->pd, h->mem, h->mem_len, IBV_ACCESS_LOCAL_WRITE);
+	ASSERT_TRUE(h->mr, "ibv_reg_mr: %s", rt_errname(errno));
+	qpa.send_cq = h->cq;
+	qpa.recv_cq = h->cq;
+	ASSERT_SYS_OK(rdma_create_qp(h->id, h->pd, &qpa));
+	for (i = 0; i < HP_RECV_SLOTS; i++)
+		ASSERT_TRUE(!hp_post_recv(h, i), "ibv_post_recv: %s",
+			    rt_errname(errno));
+	ASSERT_SYS_OK(rdma_connect(h->id, &param));
+	ASSERT_TRUE(!cm_wait(h->ch, CM_WAIT_MS, &type, status),
+		    "no answer to the request within %d ms", CM_WAIT_MS);
+	if (type == RDMA_CM_EVENT_ESTABLISHED) {
+		h->up = 1;
+		return type;
+	}
+	hp_free(h);
+	return type;
+}
+
+/*
+ * Connect a hostile QP with TOS @tos, initial @credit and @ack_seq in its
+ * private data, honest addresses.  A refusal (node 1 still tearing down
+ * an earlier QP of this TOS) is retried for OPEN_MS.
+ */
+void hp_open(struct hp *h, uint8_t tos, uint32_t credit,
+	     uint64_t ack_seq)
+{
+	long long deadline = rt_now_ms() + OPEN_MS;
+	enum rdma_cm_event_type type;
+	struct rds_wire_priv priv;
+	int status, tries = 0;
+
+	memset(h, 0, sizeof(*h));
+	h->tos = tos;
+	h->read_status = -1;
+	rds_wire_priv_fill(&priv, addr_self.s_addr, addr_peer.s_addr, tos,
+			   ack_seq, credit);
+	for (;;) {
+		tries++;
+		type = hp_try_open(h, &priv, &status);
+		if (type == RDMA_CM_EVENT_ESTABLISHED)
+			break;
+		ASSERT_TRUE(type == RDMA_CM_EVENT_REJECTED &&
+			    rt_now_ms() < deadline,
+			    "TOS %u: connect request %d got %s (status %d)",
+			    tos, tries, rdma_event_str(type), status);
+		memset(h, 0, sizeof(*h));
+		h->tos = tos;
+		h->read_status = -1;
+		rt_sleep_ms(200);
+	}
+	/*
+	 * Node 1 is up once its congestion map comes (its first message on
+	 * a new connection, wire 7.2).  Not before: a frame that makes it
+	 * drop a connection it has not seen established may leave this QP
+	 * without the DISCONNECTED the cases wait for.
+	 */
+	while (h->rx_cong < 2 && h->up && rt_now_ms() < deadline + DOWN_MS)
+		hp_progress(h, 100);
+	ASSERT_TRUE(h->rx_cong >= 2, "TOS %u: no congestion map from node 1",
+		    tos);
+}
+
+/* Wait until node 1 has dropped the QP; 0 if it did within @ms. */
+int hp_wait_down(struct hp *h, int ms)
+{
+	long long end = rt_now_ms() + ms;
+
+	while (h->up && rt_now_ms() < end)
+		hp_progress(h, (int)(end - rt_now_ms()));
+	return h->up ? -1 : 0;
+}
+
+/* Disconnect (if node 1 did not) and free everything. */
+void hp_close(struct hp *h)
+{
+	if (!h->id)
+		return;
+	if (h->up && !rdma_disconnect(h->id))
+		hp_wait_down(h, DOWN_MS);
+	hp_free(h);
+}
+
+/*
+ * Post one frame: @hdr as it is (checksum included) and @len payload
+ * bytes, waiting at most @ms for a send slot.  Return: 0, or -1 if none
+ * came free, a send failed or the QP is down.
+ */
+int hp_frame(struct hp *h, const struct rds_wire_hdr *hdr,
+	     const void *payload, uint32_t len, int solicited, int ms)
+{
+	long long end = rt_now_ms() + ms;
+	unsigned char *slot;
+	struct ibv_sge sge;
+	struct ibv_send_wr wr = {
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED |
+			      (solicited ? IBV_SEND_SOLICITED : 0),
+	}, *bad;
+
+	while (h->busy >= HP_SEND_SLOTS && h->up && !h->err &&
+	       rt_now_ms() < end)
+		hp_progress(h, (int)(end - rt_now_ms()));
+	if (h->busy >= HP_SEND_SLOTS || !h->up || h->err)
+		return -1;
+	slot = hp_send_slot(h, h->slot);
+	memcpy(slot, hdr, sizeof(*hdr));
+	if (len)
+		memcpy(slot + sizeof(*hdr), payload, len);
+	sge.addr = (uintptr_t)slot;
+	sge.length = sizeof(*hdr) + len;
+	sge.lkey = h->mr->lkey;
+	wr.wr_id = h->slot;
+	if (ibv_post_send(h->id->qp, &wr, &bad))
+		return -1;
+	h->slot = (h->slot + 1) % HP_SEND_SLOTS;
+	h->busy++;
+	h->posted++;
+	return 0;
+}
+
+/* Wait until every send completed; 0 if all did, and well, within @ms. */
+int hp_flush(struct hp *h, int ms)
+{
+	long long end = rt_now_ms() + ms;
+
+	while (h->busy && h->up && rt_now_ms() < end)
+		hp_progress(h, (int)(end - rt_now_ms()));
+	return h->busy || h->err ? -1 : 0;
+}
+
+/*
+ * A header for message @seq of @len bytes from the hostile port to node
+ * 1's port @k of the case, with @ext (16 bytes, or NULL), checksummed.
+ */
+void hp_hdr(struct hp *h, struct rds_wire_hdr *hdr, uint64_t seq,
+	    uint32_t len, int k, uint8_t flags, const uint8_t *ext)
+{
+	rds_wire_hdr_init(hdr, seq, h->ack, len, HOSTILE_SPORT, case_port(k),
+			  flags);
+	if (ext)
+		memcpy(hdr->ext, ext, sizeof(hdr->ext));
+	rds_wire_csum_set(hdr);
+}
+
+/* The payload of hostile message @idx of a case. */
+unsigned char *hostile_payload(uint32_t idx, size_t len)
+{
+	unsigned char *p = xmalloc(len);
+
+	fill_pattern(p, len, msg_seed(2, idx));
+	return p;
+}
+
+/*
+ * Send message @idx of @len bytes to port @k as the rules say: the next
+ * sequence number, full fragments, SE on the last one.  Return: its
+ * sequence number (the send completions not awaited).
+ */
+uint64_t hp_msg(struct hp *h, uint32_t idx, uint32_t len, int k,
+		uint8_t flags, const uint8_t *ext)
+{
+	unsigned char *data = hostile_payload(idx, len);
+	struct rds_wire_hdr hdr;
+	uint32_t off = 0, n;
+
+	hp_hdr(h, &hdr, ++h->seq, len, k, flags, ext);
+	do {
+		n = len - off < RDS_WIRE_FRAG ? len - off : RDS_WIRE_FRAG;
+		ASSERT_TRUE(!hp_frame(h, &hdr, data + off, n, off + n == len,
+				      DOWN_MS),
+			    "message %u: fragment at %u not sent (status %d)",
+			    idx, off, h->err);
+		off += n;
+	} while (off < len);
+	free(data);
+	return h->seq;
+}
+
+void hp_ack(struct hp *h, uint64_t ack, uint8_t credit)
+{
+	struct rds_wire_hdr hdr;
+
+	rds_wire_ack_init(&hdr, ack, credit);
+	ASSERT_TRUE(!hp_frame(h, &hdr, NULL, 0, 1, DOWN_MS),
+		    "ACK frame not sent (status %d)", h->err);
+}
+
+/* Node 1 must drop the QP for what was just sent. */
+void hp_expect_drop(struct hp *h, const char *what)
+{
+	EXPECT_TRUE(!hp_wait_down(h, DOWN_MS),
+		    "%s: node 1 did not drop the connection in %d ms", what,
+		    DOWN_MS);
+	hp_free(h);
+}
+
+/* The data messages from node 1's port @sport the QP saw: their count. */
+static int hp_seen(struct hp *h, uint16_t sport, uint64_t *seqs, int max)
+{
+	unsigned int i, first = h->nrx > HP_LOG ? h->nrx - HP_LOG : 0;
+	int n = 0;
+
+	for (i = first; i < h->nrx; i++) {
+		if (h->rx[i % HP_LOG].sport != sport)
+			continue;
+		if (n < max)
+			seqs[n] = h->rx[i % HP_LOG].seq;
+		n++;
+	}
+	return n;
+}
+
+/* Wait up to @ms until the QP saw @want messages from @sport. */
+int hp_wait_seen(struct hp *h, uint16_t sport, int want,
+		 uint64_t *seqs, int ms)
+{
+	long long end = rt_now_ms() + ms;
+	int n;
+
+	while ((n = hp_seen(h, sport, seqs, want)) < want && rt_now_ms() < end)
+		hp_progress(h, 100);
+	return n;
+}
+
+/*
+ * Acknowledge, honestly, everything node 1 sent (its ACK probes too,
+ * which come 10 ms after its last message): nothing of it stays queued
+ * for a reconnect once the QP is gone.
+ */
+void hp_ack_all(struct hp *h)
+{
+	hp_listen(h, 200);
+	if (h->nrx)
+		hp_ack(h, h->rx[(h->nrx - 1) % HP_LOG].seq, 0);
+	EXPECT_TRUE(!hp_flush(h, DOWN_MS), "ACK: status %d", h->err);
+}

@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rds_remote_flow.c - rds_remote's cases of flow control and of the
+ * connection's life: credits, the connect race, ping, idle ACKs,
+ * messages held back.
+ */
+#include "rds_remote.h"
+
+/* ------------------------------------------------------- flow control */
+
+/*
+ * Run after the traffic cases, on the counters they left.  Our module
+ * offers credits, and returns them (ib_tx_credit_updates) to every peer;
+ * it spends credits only when the peer offered some, which only our module
+ * does.  With RDS_CREDITS set (run_remote.sh --credits N: our receive ring
+ * is N buffers, the distribution's net.rds.ib.flow_control is 1), the
+ * cases above had to stop for credits many times: our sender then counts
+ * ib_tx_credit_stall, the distribution's ib_tx_throttle.  That they all
+ * passed shows the credits were returned; that these count shows they
+ * were enforced.
+ */
+void test_flow_control(void)
+{
+	const char *me = modules_of(node), *peer = modules_of(peer_node);
+	int credits = getenv("RDS_CREDITS") ? atoi(getenv("RDS_CREDITS")) : 0;
+	int fd = rds_socket();
+
+	if (!strcmp(me, "ours")) {
+		long long fc = rds_counter(fd, "ib_conn_flow_control");
+		long long upd = rds_counter(fd, "ib_tx_credit_updates");
+		long long stall = rds_counter(fd, "ib_tx_credit_stall");
+
+		rt_diag("ib_conn_flow_control %lld", fc);
+		rt_diag("ib_tx_credit_updates %lld", upd);
+		rt_diag("ib_tx_credit_stall %lld", stall);
+		EXPECT_TRUE(upd > 0, "no credits returned to the peer (%lld)", upd);
+		if (!strcmp(peer, "ours")) {
+			EXPECT_TRUE(fc > 0, "no connection with flow control (%lld)", fc);
+			if (credits)
+				EXPECT_TRUE(stall > 0, "no credit stall, ring %d",
+					    credits);
+		} else {
+			EXPECT_EQ(fc, 0);	/* the distribution offers none */
+		}
+	} else if (!strcmp(me, "distro") && credits && !strcmp(peer, "ours")) {
+		long long thr = rds_counter(fd, "ib_tx_throttle");
+
+		rt_diag("distribution: ib_tx_throttle %lld", thr);
+		EXPECT_TRUE(thr > 0, "the distribution never waited for our credits (%lld)", thr);
+	} else {
+		close(fd);
+		sync_peer("done");
+		rt_skip("nothing to check for %s against %s%s", me, peer,
+			credits ? " with credits" : "");
+	}
+	close(fd);
+	sync_peer("done");
+}
+
+/*
+ * When both ends connect at once, our module decides by address: the
+ * lower end yields and accepts, the higher end refuses (the peer's
+ * attempt gives way to its own).  Whatever races the cases above had,
+ * the lower end never refused and the higher never yielded.
+ */
+void test_connect_race_rule(void)
+{
+	int fd = rds_socket();
+	long long yield = rds_counter(fd, "conn_race_yield");
+	long long refuse = rds_counter(fd, "conn_race_refuse");
+
+	close(fd);
+	sync_peer("done");
+	if (strcmp(modules_of(node), "ours"))
+		rt_skip("the distribution refuses every request while connecting");
+	rt_diag("conn_race_yield %lld, conn_race_refuse %lld", yield, refuse);
+	ASSERT_TRUE(yield >= 0 && refuse >= 0, "no conn_race_* counters");
+	if (ntohl(addr_self.s_addr) < ntohl(addr_peer.s_addr))
+		EXPECT_EQ(refuse, 0);
+	else
+		EXPECT_EQ(yield, 0);
+}
+
+/* The next message on fd must be a pong: empty, from the peer's port 0. */
+static void expect_pong(int fd)
+{
+	struct sockaddr_in from, want;
+	char c;
+	long n;
+
+	sin_set(&want, addr_peer, 0);
+	n = recv_msg(fd, &c, 1, MSG_TRUNC, &from, NULL);
+	if (n < 0) {
+		rt_fail("no pong: recvmsg: %s", rt_errname(errno));
+		return;
+	}
+	EXPECT_EQ(n, 0);
+	EXPECT_TRUE(same_sin(&from, &want), "pong from %s, expected %s",
+		    sin_str(&from), sin_str(&want));
+}
+
+/*
+ * The RDS ping protocol (wire 10.1), both ways at once: an empty message
+ * to the peer's port 0 is answered by the peer's kernel with an empty
+ * message from its port 0, three times.  Where the peer runs our module,
+ * net.rds.ping_enable=0 there silences it (the ping is then dropped as
+ * a message for an unbound port); the distribution's has no such switch
+ * on every kernel, so the check is ours only.
+ */
+/* Write net.rds.@name of this node. */
+static void set_rds_sysctl(const char *name, long val)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/sys/net/rds/%s", name);
+	f = fopen(path, "w");
+	ASSERT_TRUE(f && fprintf(f, "%ld\n", val) > 0 && !fclose(f),
+		    "writing %ld to %s: %s", val, path, rt_errname(errno));
+}
+
+/* Read net.rds.@name of this node. */
+static long get_rds_sysctl(const char *name)
+{
+	char path[128];
+	long val = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/sys/net/rds/%s", name);
+	f = fopen(path, "r");
+	ASSERT_TRUE(f && fscanf(f, "%ld", &val) == 1 && !fclose(f),
+		    "reading %s: %s", path, rt_errname(errno));
+	return val;
+}
+
+void test_ping(void)
+{
+	struct sockaddr_in zero;
+	int fd = rds_bound(0, NULL), i;
+
+	sin_set(&zero, addr_peer, 0);
+	sync_peer("bound");
+	for (i = 0; i < 3; i++) {
+		EXPECT_EQ(sendto(fd, "", 0, 0, (struct sockaddr *)&zero,
+				 sizeof(zero)), 0);
+		expect_pong(fd);
+	}
+	sync_peer("pinged");
+	if (strcmp(modules_of(1), "ours") || strcmp(modules_of(2), "ours")) {
+		close(fd);
+		return;
+	}
+	/* node 2 stops answering; node 1 pings it once */
+	if (node == 2)
+		set_rds_sysctl("ping_enable", 0);
+	sync_peer("disabled");
+	if (node == 1) {
+		EXPECT_EQ(sendto(fd, "", 0, 0, (struct sockaddr *)&zero,
+				 sizeof(zero)), 0);
+		rt_sleep_ms(1000);
+		expect_empty(fd);
+	}
+	sync_peer("silence");
+	if (node == 2)
+		set_rds_sysctl("ping_enable", 1);
+	sync_peer("enabled");
+	if (node == 1) {
+		EXPECT_EQ(sendto(fd, "", 0, 0, (struct sockaddr *)&zero,
+				 sizeof(zero)), 0);
+		expect_pong(fd);
+	}
+	close(fd);
+}
+
+/* Rows of info table name from our port lport to fport. */
+static int msg_rows(int fd, int name, in_port_t lport, in_port_t fport)
+{
+	socklen_t len;
+	void *buf;
+	int n;
+
+	EXPECT_EQ(EXPECT_SYS_OK(rds_info_read(fd, name, &buf, &len)),
+		  sizeof(struct rds_info_message));
+	n = rds_info_msg_rows(buf, len, lport, fport, NULL, 0);
+	free(buf);
+	return n;
+}
+
+/* Messages from lport to fport not yet acknowledged: queued or sent. */
+static int unacked_rows(int fd, in_port_t lport, in_port_t fport)
+{
+	return msg_rows(fd, RDS_INFO_SEND_MESSAGES, lport, fport) +
+	       msg_rows(fd, RDS_INFO_RETRANS_MESSAGES, lport, fport);
+}
+
+/* Send n small messages from fd to *to. */
+static void send_small(int fd, const struct sockaddr_in *to, int n)
+{
+	char buf[64] = "idle";
+
+	while (n--)
+		EXPECT_EQ(sendto(fd, buf, sizeof(buf), 0,
+				 (const struct sockaddr *)to, sizeof(*to)),
+			  (long)sizeof(buf));
+}
+
+/* Wait up to 2 s until no message from @me to @to is unacknowledged. */
+static void wait_acked(int fd, const struct sockaddr_in *me,
+		       const struct sockaddr_in *to, const char *what)
+{
+	long long t0 = rt_now_ms();
+	int left;
+
+	while ((left = unacked_rows(fd, me->sin_port, to->sin_port)) &&
+	       rt_now_ms() - t0 < 2000)
+		rt_sleep_ms(20);
+	EXPECT_EQ(left, 0);
+	rt_diag("%s acknowledged after %lld ms", what, rt_now_ms() - t0);
+}
+
+/*
+ * A sender that goes idle is acknowledged without sending again (wire
+ * 5.3): node 2 sends three small messages that do not ask for an ACK to
+ * node 1, which reads them and never answers.  Within 2 s they leave
+ * node 2's queues: our module asks for the ACK with one ACK probe, which
+ * node 1 acknowledges and drops, so node 1's socket gets the messages
+ * and nothing else.
+ *
+ * The cases before this one leave the connection's ACK budget anywhere,
+ * so one of three messages could ask for an ACK by that rule.  On our
+ * module node 2 first raises net.rds.max_unacked_packets and sends ten
+ * messages: the budget runs out within nine of them, and the message
+ * that asks for an ACK refills it with the raised value.
+ *
+ * The distribution keeps an idle sender's last messages until its budget
+ * of 8 messages asks for an ACK (their buffer stays charged meanwhile):
+ * on a distribution sender only the delivery is checked.
+ */
+void test_idle_ack(void)
+{
+	int ours = !strcmp(modules_of(2), "ours"), flush = ours ? 10 : 0;
+	struct sockaddr_in me, to = peer_port(0);
+	long long probes = 0;
+	long budget = 0;
+	int fd, i;
+
+	fd = rds_bound(0, &me);
+	sync_peer("bound");
+	if (node == 2 && ours) {
+		budget = get_rds_sysctl("max_unacked_packets");
+		set_rds_sysctl("max_unacked_packets", 1000000);
+		send_small(fd, &to, flush);
+		wait_acked(fd, &me, &to, "the first ten");
+		probes = rds_counter(fd, "send_ack_probe");
+	}
+	if (node == 2) {
+		send_small(fd, &to, 3);
+	} else {
+		struct sockaddr_in from;
+		char buf[64];
+
+		for (i = 0; i < flush + 3; i++)
+			EXPECT_EQ(recv_msg(fd, buf, sizeof(buf), 0, &from,
+					   NULL), (long)sizeof(buf));
+	}
+	sync_peer("sent");
+	if (node == 2 && ours) {
+		wait_acked(fd, &me, &to, "the last three");
+		EXPECT_TRUE(rds_counter(fd, "send_ack_probe") > probes,
+			    "no ACK probe counted");
+		set_rds_sysctl("max_unacked_packets", budget);
+	}
+	sync_peer("acked");
+	if (node == 1)
+		expect_empty(fd);
+	close(fd);
+}
+
+/*
+ * A receiver whose queue holds more than twice the memory that congests
+ * it (SO_RCVBUF, at least 1 MiB) holds its peer back, and loses nothing.
+ * Node 1 binds a socket with a large SO_RCVBUF; node 2 sends HB_FIRST
+ * messages of HB_LEN bytes (2.5 MiB in all), which all queue there.
+ * Node 1 then shrinks SO_RCVBUF to 4096: its queue is over the limit, but
+ * its port never became congested, so node 2 sends HB_MORE more without
+ * being told to stop, as a peer that ignores congestion would (a
+ * distribution receiver congests its port when the first arrives, and
+ * node 2 stops at ENOBUFS).  Our module refuses them (recv_held_back
+ * counts each refusal) and takes nothing more from node 2 until node 1
+ * has read; then every message arrives, in order, once.  The distribution
+ * queues without limit: on a distribution receiver only the delivery is
+ * checked.
+ */
+#define HB_LEN		65000
+#define HB_FIRST	40
+#define HB_MORE		8
+
+void test_held_back(void)
+{
+	int ours = !strcmp(modules_of(1), "ours"), big = 4 << 20, i, n, more;
+	static unsigned char buf[HB_LEN + 64];
+	struct sockaddr_in me, from, to = peer_port(0);
+	long long held = 0, t0;
+	uint32_t seq;
+	int fd = rds_bound(0, &me);
+
+	ASSERT_SYS_OK(set_int_opt(fd, SOL_SOCKET, node == 1 ? SO_RCVBUFFORCE :
+				  SO_SNDBUFFORCE, big));
+	if (node == 1 && ours)
+		held = rds_counter(fd, "recv_held_back");
+	sync_peer("bound");
+	if (node == 2) {
+		for (i = 0; i < HB_FIRST; i++) {
+			build_msg(buf, HB_LEN, 2, i);
+			EXPECT_EQ(sendto(fd, buf, HB_LEN, 0,
+					 (struct sockaddr *)&to, sizeof(to)),
+				  HB_LEN);
+		}
+	} else {
+		t0 = rt_now_ms();
+		while ((n = msg_rows(fd, RDS_INFO_RECV_MESSAGES, me.sin_port,
+				     to.sin_port)) < HB_FIRST &&
+		       rt_now_ms() - t0 < 20000)
+			rt_sleep_ms(20);
+		ASSERT_EQ(n, HB_FIRST);
+		ASSERT_SYS_OK(set_int_opt(fd, SOL_SOCKET, SO_RCVBUF, 4096));
+	}
+	sync_peer("first queued");
+	if (node == 2) {
+		/*
+		 * A distribution receiver marks its port congested when the
+		 * first of these arrives: the rest get ENOBUFS.
+		 */
+		for (more = 0; more < HB_MORE; more++) {
+			build_msg(buf, HB_LEN, 2, HB_FIRST + more);
+			if (sendto(fd, buf, HB_LEN, MSG_DONTWAIT,
+				   (struct sockaddr *)&to, sizeof(to)) < 0) {
+				EXPECT_EQ(errno, ENOBUFS);
+				break;
+			}
+		}
+		tell_peer(more);
+	} else {
+		more = hear_peer();
+		if (ours)	/* refused, not queued: no congestion */
+			EXPECT_EQ(more, HB_MORE);
+	}
+	if (node == 1 && ours) {
+		t0 = rt_now_ms();
+		while (rds_counter(fd, "recv_held_back") == held &&
+		       rt_now_ms() - t0 < 20000)
+			rt_sleep_ms(20);
+		EXPECT_TRUE(rds_counter(fd, "recv_held_back") > held,
+			    "no message held back with %d queued", HB_FIRST);
+		/* Held back, not queued: the queue is what it was. */
+		EXPECT_EQ(msg_rows(fd, RDS_INFO_RECV_MESSAGES, me.sin_port,
+				   to.sin_port), HB_FIRST);
+		rt_diag("held back after %lld ms: recv_held_back %lld, %s %lld, %s %lld",
+			rt_now_ms() - t0, rds_counter(fd, "recv_held_back") - held,
+			"ib_rx_held_back", rds_counter(fd, "ib_rx_held_back"),
+			"ib_rx_frames_held",
+			rds_counter(fd, "ib_rx_frames_held"));
+	}
+	if (node == 1) {
+		for (i = 0; i < HB_FIRST + more; i++) {
+			long got = recv_msg(fd, buf, sizeof(buf), 0, &from,
+					    NULL);
+
+			if (!check_msg(buf, got, 2, &seq, "held_back"))
+				break;
+			if (seq != (uint32_t)i) {
+				rt_fail("message %u arrived as number %d", seq,
+					i);
+				break;
+			}
+		}
+		expect_empty(fd);
+	}
+	sync_peer("read");
+	close(fd);
+}
