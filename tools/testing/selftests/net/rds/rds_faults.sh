@@ -90,6 +90,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/rds_modules.sh"
 # shellcheck source=lib_tap.sh
 . "$here/lib_tap.sh"
+# shellcheck source=lib_faults.sh
+. "$here/lib_faults.sh"
 
 STREAM=$here/rds_stream
 STATE=$here/rds_state
@@ -142,13 +144,8 @@ cleanup() {
 	done
 }
 
-barrier() {
-	local out
-
-	if ! out=$("$BARRIER" "fault-$1" 180 2>&1); then
-		diag "$out"
-		return 1
-	fi
+barrier() {	# barrier NAME
+	sync_guests "fault-$1" 180
 }
 
 wait_file() {	# wait_file FILE SECS
@@ -171,33 +168,11 @@ wait_progress() {	# wait_progress RECV_OUTPUT SECS
 	return 1
 }
 
-wait_for() {	# wait_for SECS COMMAND...
-	local limit=$1 i
-
-	shift
-	for ((i = 0; i < limit * 5; i++)); do
-		"$@" > /dev/null 2>&1 && return 0
-		sleep 0.2
-	done
-	return 1
-}
-
 link_up() {
 	[ "$(cat "/sys/class/net/$netdev/operstate")" = up ]
 }
 
-rxe_active() {
-	rdma link show "$DEV/1" | grep -q 'state ACTIVE'
-}
-
 # Start a program in the background, its output in FILE; its pid in $!.
-bg() {	# bg FILE CMD...
-	local out=$1
-
-	shift
-	"$@" > "$out" 2>&1 &
-	pids+=($!)
-}
 
 # Wait for a background program; one result from its exit status, its
 # summary as diagnostics.
@@ -328,24 +303,6 @@ case_link_down() {
 		return
 	fi
 	two_streams link_down 1 "$fnode" fault_link_down
-}
-
-fault_rdma_link() {
-	local out
-
-	if ! out=$(rdma link del "$DEV" 2>&1); then
-		diag "rdma link del $DEV: $out"
-		return 1
-	fi
-	sleep 2
-	if ! out=$(rdma link add "$DEV" type rxe netdev "$netdev" 2>&1); then
-		diag "rdma link add $DEV: $out"
-		return 1
-	fi
-	if ! wait_for 30 rxe_active; then
-		diag "$DEV not ACTIVE 30 s after 'rdma link add': $(rdma link show 2>&1)"
-		return 1
-	fi
 }
 
 case_rdma_link() {

@@ -69,6 +69,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/rds_modules.sh"
 # shellcheck source=lib_tap.sh
 . "$here/lib_tap.sh"
+# shellcheck source=lib_faults.sh
+. "$here/lib_faults.sh"
 
 LOAD=$here/rds_rdma_load
 STREAM=$here/rds_stream
@@ -90,28 +92,8 @@ cleanup() {
 	tc qdisc del dev "$netdev" root 2>/dev/null
 }
 
-barrier() {
-	local out
-
-	if ! out=$("$BARRIER" "storm-$1" 240 2>&1); then
-		diag "$out"
-		return 1
-	fi
-}
-
-wait_for() {	# wait_for SECS COMMAND...
-	local limit=$1 i
-
-	shift
-	for ((i = 0; i < limit * 5; i++)); do
-		"$@" > /dev/null 2>&1 && return 0
-		sleep 0.2
-	done
-	return 1
-}
-
-rxe_active() {
-	rdma link show "$DEV/1" | grep -q 'state ACTIVE'
+barrier() {	# barrier NAME
+	sync_guests "storm-$1" 240
 }
 
 res_counts() {	# one line: the number of each RDMA resource
@@ -175,13 +157,6 @@ check_counts() {	# check_counts NAME
 }
 
 # Start a program in the background, its output in FILE; its pid in $!.
-bg() {	# bg FILE CMD...
-	local out=$1
-
-	shift
-	"$@" > "$out" 2>&1 &
-	pids+=($!)
-}
 
 judge() {	# judge PID OUTFILE NAME
 	local rc=0
@@ -275,24 +250,6 @@ fault_cut() {	# frames sent vanish for 2 s
 	sleep 2
 	if ! out=$(tc qdisc del dev "$netdev" root 2>&1); then
 		diag "tc qdisc del dev $netdev root: $out"
-		return 1
-	fi
-}
-
-fault_rdma_link() {
-	local out
-
-	if ! out=$(rdma link del "$DEV" 2>&1); then
-		diag "rdma link del $DEV: $out"
-		return 1
-	fi
-	sleep 2
-	if ! out=$(rdma link add "$DEV" type rxe netdev "$netdev" 2>&1); then
-		diag "rdma link add $DEV: $out"
-		return 1
-	fi
-	if ! wait_for 30 rxe_active; then
-		diag "$DEV not ACTIVE 30 s after 'rdma link add': $(rdma link show 2>&1)"
 		return 1
 	fi
 }
