@@ -52,13 +52,14 @@ struct rds_rdma_op;
 
 /* Memory registration of a device (ib_mr.c); see there for the rules. */
 struct rds_ib_mr_dev {
-	spinlock_t	lock;		/* pool, live, the counts, dead */
+	spinlock_t	lock;		/* pool, live, counts, dead, qp_resetting */
 	struct list_head pool;		/* free ib_mr, oldest first (qp_entry) */
 	struct list_head live;		/* struct rds_ib_mr registered */
 	unsigned int	nr_mrs;		/* allocated, free or live */
 	unsigned int	nr_free;	/* on pool */
 	unsigned int	nr_releasing;	/* LOCAL_INVs posted, not finished */
 	bool		dead;		/* the device is going away */
+	bool		qp_resetting;	/* recovery owns qp: post nothing */
 	wait_queue_head_t pool_wait;	/* for nr_free or !nr_releasing */
 
 	struct rw_semaphore qp_sem;	/* read: posting on qp; write: reset */
@@ -216,6 +217,7 @@ enum rds_ib_stat {
 	RDS_IB_STAT_MR_REG_CHAINED,
 	RDS_IB_STAT_MR_INVALIDATE,
 	RDS_IB_STAT_MR_INV_POSTED,
+	RDS_IB_STAT_MR_INV_NOWAIT,
 	RDS_IB_STAT_MR_POOL_REUSE,
 	RDS_IB_STAT_MR_POOL_ALLOC,
 	RDS_IB_STAT_MR_POOL_EXHAUSTED,
@@ -291,6 +293,7 @@ bool rds_ib_mr_chain(struct rds_mr *mr, struct rds_ib_device *rdev,
 void rds_ib_mr_unchain(struct rds_mr *mr);
 void rds_ib_mr_chain_done(struct rds_mr *mr, enum ib_wc_status status);
 void rds_ib_mr_dereg(struct rds_mr *mr);
+bool rds_ib_mr_dereg_nowait(struct rds_mr *mr);
 void rds_ib_mr_sync(struct rds_mr *mr, enum dma_data_direction dir);
 extern struct workqueue_struct *rds_ib_mr_wq;
 void rds_ib_mr_dev_init(struct rds_ib_device *rdev);

@@ -125,9 +125,24 @@ static void rds_ib_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 	complete(&rds_ib_reg_wc(wc)->done);
 }
 
+static void rds_ib_inv_work(struct work_struct *work);
+static void rds_ib_mr_finish(struct rds_ib_mr *imr, bool posted, bool inv_ok);
+
+/*
+ * A LOCAL_INV completed.  A dead key returns its MR to the pool without
+ * sleeping, so the release ends here, with no worker on the way of the
+ * woken reader; a failed one deregisters the MR, which sleeps.
+ */
 static void rds_ib_inv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	queue_work(rds_ib_mr_wq, &rds_ib_reg_wc(wc)->work);
+	struct rds_ib_mr *imr = rds_ib_reg_wc(wc);
+
+	if (imr->status != IB_WC_SUCCESS) {
+		queue_work(rds_ib_mr_wq, &imr->work);
+		return;
+	}
+	rds_ib_stat_inc(RDS_IB_STAT_MR_INVALIDATE);	/* one posted ended */
+	rds_ib_mr_finish(imr, true, true);
 }
 
 /* A new random key byte for @mr, never the one it has now. */
@@ -477,7 +492,10 @@ void rds_ib_mr_chain_done(struct rds_mr *mr, enum ib_wc_status status)
  * The end of a release, whose LOCAL_INV was @posted or not: return the
  * MR to the pool if @inv_ok (its key is surely dead), else deregister
  * it; then unmap, and let the core unpin.
- * Context: process context, may sleep.
+ * Context: process context, may sleep; any context but hard interrupts
+ * with @inv_ok: the device's memory is not freed here then, because
+ * removal drains the registration QP, whose completion handler runs
+ * this, before it drops the device's own reference.
  */
 static void rds_ib_mr_finish(struct rds_ib_mr *imr, bool posted, bool inv_ok)
 {
@@ -604,6 +622,52 @@ void rds_ib_mr_dereg(struct rds_mr *mr)
 	}
 	rds_ib_mr_finish(imr, false, false);
 	up_read(&mrd->qp_sem);
+}
+
+/**
+ * rds_ib_mr_dereg_nowait() - start invalidating without sleeping
+ * @mr: the core's MR, registered by rds_ib_mr_reg() or rds_ib_mr_prepare()
+ *
+ * As rds_ib_mr_dereg() when nothing stands in the way: a registration
+ * that was posted, a registration QP that works and has a free send
+ * queue entry.  The post is made under mrd->lock, which recovery takes
+ * to mark the QP as being reset, and removal to mark the device dead.
+ *
+ * Context: process or softirq context, interrupts on.
+ * Return: true if the LOCAL_INV is posted (its completion ends the
+ * release); false if nothing was done: call rds_ib_mr_dereg().
+ */
+bool rds_ib_mr_dereg_nowait(struct rds_mr *mr)
+{
+	struct rds_ib_mr *imr = mr->tp;
+	struct rds_ib_mr_dev *mrd = &imr->rdev->mrd;
+	struct ib_send_wr wr = {
+		.opcode = IB_WR_LOCAL_INV,
+		.send_flags = IB_SEND_SIGNALED,
+		.wr_cqe = &imr->cqe,
+	};
+	bool posted = false;
+
+	INIT_WORK(&imr->work, rds_ib_inv_work);
+	imr->cqe.done = rds_ib_inv_done;
+
+	spin_lock_bh(&mrd->lock);
+	if (imr->state == RDS_IB_MR_IDLE || !imr->mr || mrd->dead ||
+	    !mrd->qp || mrd->qp_resetting || down_trylock(&mrd->sq_slots))
+		goto out;
+	wr.ex.invalidate_rkey = imr->mr->rkey;
+	mrd->nr_releasing++;	/* the completion waits for the lock */
+	if (ib_post_send(mrd->qp, &wr, NULL)) {
+		mrd->nr_releasing--;
+		up(&mrd->sq_slots);
+		goto out;
+	}
+	posted = true;
+	rds_ib_stat_inc(RDS_IB_STAT_MR_INV_POSTED);
+	rds_ib_stat_inc(RDS_IB_STAT_MR_INV_NOWAIT);
+out:
+	spin_unlock_bh(&mrd->lock);
+	return posted;
 }
 
 /**

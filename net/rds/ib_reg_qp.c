@@ -17,7 +17,9 @@
  * Locking: mrd->qp_sem is held for reading while posting (and, for a
  * registration, until its completion), for writing while the QP is
  * drained, reset or destroyed; mrd->sq_slots counts the free entries of
- * its send queue.
+ * its send queue.  A release that must not sleep posts under mrd->lock
+ * instead (rds_ib_mr_dereg_nowait()), and only while mrd->qp_resetting
+ * and mrd->dead, both set under that lock, are clear.
  */
 #include <linux/module.h>
 #include <linux/workqueue.h>
@@ -162,6 +164,13 @@ static int rds_ib_reg_qp_connect(struct ib_device *ibdev, struct ib_qp *qp)
 			    IB_QP_MAX_QP_RD_ATOMIC);
 }
 
+static void rds_ib_reg_set_resetting(struct rds_ib_mr_dev *mrd, bool on)
+{
+	spin_lock_bh(&mrd->lock);
+	mrd->qp_resetting = on;
+	spin_unlock_bh(&mrd->lock);
+}
+
 /*
  * Bring a registration QP that went to the error state back: wait for
  * everything posted to flush, then reset and reconnect it.  Registrations
@@ -182,6 +191,8 @@ static void rds_ib_reg_recover(struct work_struct *work)
 	ret = ib_query_qp(mrd->qp, &a, IB_QP_STATE, &init);
 	if (ret || a.qp_state != IB_QPS_ERR)
 		goto out;	/* a flush that recovery already handled */
+	/* No post without qp_sem from here on (rds_ib_mr_dereg_nowait). */
+	rds_ib_reg_set_resetting(mrd, true);
 	ib_drain_sq(mrd->qp);
 	a.qp_state = IB_QPS_RESET;
 	ret = ib_modify_qp(mrd->qp, &a, IB_QP_STATE);
@@ -195,6 +206,7 @@ static void rds_ib_reg_recover(struct work_struct *work)
 	rds_ib_stat_inc(RDS_IB_STAT_MR_QP_RECOVERED);
 	pr_info("rds_zc_ib: %s: registration QP recovered\n",
 		dev_name(&rdev->ibdev->dev));
+	rds_ib_reg_set_resetting(mrd, false);
 out:
 	up_write(&mrd->qp_sem);
 }

@@ -31,6 +31,7 @@ static const char * const rds_ib_stat_names[RDS_IB_STAT_NR] = {
 	[RDS_IB_STAT_MR_REG_CHAINED]	= "ib_mr_reg_chained",
 	[RDS_IB_STAT_MR_INVALIDATE]	= "ib_mr_invalidated",
 	[RDS_IB_STAT_MR_INV_POSTED]	= "ib_mr_invalidate_posted",
+	[RDS_IB_STAT_MR_INV_NOWAIT]	= "ib_mr_invalidate_nowait",
 	[RDS_IB_STAT_MR_POOL_REUSE]	= "ib_mr_pool_reuse",
 	[RDS_IB_STAT_MR_POOL_ALLOC]	= "ib_mr_pool_alloc",
 	[RDS_IB_STAT_MR_POOL_EXHAUSTED]	= "ib_mr_pool_exhausted",

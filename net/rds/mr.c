@@ -24,6 +24,7 @@
 #include <uapi/linux/rds.h>
 
 #include "addr.h"
+#include "defer.h"
 #include "message.h"
 #include "mr.h"
 #include "rdma.h"
@@ -80,9 +81,8 @@ int rds_rdma_charge(struct mm_struct *mm, unsigned long nr)
 
 /* ------------------------------------------------------------- MRs */
 
-static void rds_mr_unpin_work(struct work_struct *work)
+static void rds_mr_unpin(struct rds_mr *mr)
 {
-	struct rds_mr *mr = container_of(work, struct rds_mr, unpin_w);
 	struct rds_sock *rs = mr->rs;
 
 	trace_rds_mr_unpinned(mr->rkey, mr->len, mr->nr_pages);
@@ -97,6 +97,16 @@ static void rds_mr_unpin_work(struct work_struct *work)
 	sock_put(&rs->sk);
 }
 
+static void rds_mr_unpin_work(struct work_struct *work)
+{
+	rds_mr_unpin(container_of(work, struct rds_mr, unpin_w));
+}
+
+static void rds_mr_unpin_deferred(struct rds_deferred *d)
+{
+	rds_mr_unpin(container_of(d, struct rds_mr, unpin_d));
+}
+
 static void rds_mr_waiter_put(struct rds_mr_waiter *w)
 {
 	if (refcount_dec_and_test(&w->refs))
@@ -109,7 +119,8 @@ static void rds_mr_waiter_put(struct rds_mr_waiter *w)
  *
  * No peer reaches the pages any more: return the memlock charge now,
  * wake a caller waiting for the invalidation, and unpin in process
- * context.
+ * context: the socket's owner does it in its next call (defer.h), or
+ * rds_mr_wq once the socket is closed.
  *
  * Context: any.
  */
@@ -122,14 +133,38 @@ void rds_zc_mr_invalidated(struct rds_mr *mr)
 	atomic64_sub(mr->nr_pages, &mr->mm->pinned_vm);
 	if (atomic_dec_and_test(&rs->mr_releasing))
 		wake_up(&rs->mr_wait);
-	INIT_WORK(&mr->unpin_w, rds_mr_unpin_work);
-	queue_work(rds_mr_wq, &mr->unpin_w);
+	mr->unpin_d.fn = rds_mr_unpin_deferred;
+	if (!rds_defer(rs, &mr->unpin_d)) {
+		INIT_WORK(&mr->unpin_w, rds_mr_unpin_work);
+		queue_work(rds_mr_wq, &mr->unpin_w);
+	}
 	if (waiter) {
 		complete(&waiter->done);
 		rds_mr_waiter_put(waiter);
 	}
 }
 EXPORT_SYMBOL_GPL(rds_zc_mr_invalidated);
+
+/*
+ * The last reference is gone: start invalidating the key if that needs no
+ * sleep.  Context: process or softirq, interrupts on.
+ * Return: true if started; false: call rds_mr_release().
+ */
+static bool rds_mr_release_nowait(struct rds_mr *mr)
+{
+	struct rds_sock *rs = mr->rs;
+
+	if (!mr->tp || !mr->trans->mr_dereg_nowait)
+		return false;
+	atomic_inc(&rs->mr_releasing);
+	if (mr->trans->mr_dereg_nowait(mr)) {
+		trace_rds_mr_release(mr->rkey, mr->len, mr->nr_pages);
+		return true;	/* rds_zc_mr_invalidated() follows */
+	}
+	if (atomic_dec_and_test(&rs->mr_releasing))
+		wake_up(&rs->mr_wait);
+	return false;
+}
 
 /* The last reference is gone: have the key invalidated.  May sleep. */
 static void rds_mr_release(struct rds_mr *mr)
@@ -151,15 +186,22 @@ static void rds_mr_free_work(struct work_struct *work)
  * rds_mr_put() - drop a reference on an MR
  * @mr: the MR
  *
- * The last reference starts its release on rds_mr_wq, whatever the
- * caller's context; the key dies shortly after, and the pages are
- * unpinned once it is dead.
+ * The last reference starts its release: at once where that needs no
+ * sleep (the usual case: a USE_ONCE key released by the receive path
+ * posts its invalidation there, with no worker in between), else on
+ * rds_mr_wq.  The key dies shortly after, and the pages are unpinned
+ * once it is dead.
  *
  * Context: any.
  */
 void rds_mr_put(struct rds_mr *mr)
 {
 	if (!refcount_dec_and_test(&mr->refs))
+		return;
+	/* A caller in hard interrupt context or with interrupts off cannot
+	 * take the transport's bottom-half locks: the worker does it.
+	 */
+	if (!in_hardirq() && !irqs_disabled() && rds_mr_release_nowait(mr))
 		return;
 	INIT_WORK(&mr->free_w, rds_mr_free_work);
 	queue_work(rds_mr_wq, &mr->free_w);

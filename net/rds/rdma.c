@@ -47,6 +47,7 @@ void rds_rdma_sock_init(struct rds_sock *rs)
 	atomic_set(&rs->mr_releasing, 0);
 	init_waitqueue_head(&rs->mr_wait);
 	INIT_LIST_HEAD(&rs->notify_queue);
+	rds_defer_sock_init(rs);
 	rds_op_sock_init(rs);
 }
 
@@ -63,6 +64,7 @@ void rds_rdma_sock_release(struct rds_sock *rs)
 	struct rds_notifier *n, *tmp;
 	LIST_HEAD(notes);
 
+	rds_defer_sock_close(rs);
 	rds_mr_sock_release(rs);
 	flush_workqueue(rds_mr_wq);	/* operations' pages too */
 

@@ -3,7 +3,8 @@
  * Operations a message carries (see rdma.h): RDMA READs and WRITEs
  * (RDS_CMSG_RDMA_ARGS) and remote atomics (RDS_CMSG_*ATOMIC_*), built
  * from the control messages with their local pages pinned and charged,
- * ended with at most one notification, and freed through rds_mr_wq.
+ * ended with at most one notification, and freed by the socket's owner
+ * or through rds_mr_wq.
  *
  * Locking: rs->recv_lock protects rs->notify_queue and every
  * op->notified.
@@ -18,6 +19,7 @@
 #include <net/sock.h>
 #include <uapi/linux/rds.h>
 
+#include "defer.h"
 #include "message.h"
 #include "mr.h"
 #include "op_barrier.h"
@@ -28,10 +30,8 @@
 #include "trace.h"
 #include "transport.h"
 
-static void rds_rdma_op_free_work(struct work_struct *work)
+static void rds_rdma_op_finish(struct rds_rdma_op *op)
 {
-	struct rds_rdma_op *op = container_of(work, struct rds_rdma_op, free_w);
-
 	WARN_ON_ONCE(op->dma_nents);	/* the transport unmapped it */
 	sg_free_table(&op->sgt);
 	if (op->pages) {
@@ -48,16 +48,29 @@ static void rds_rdma_op_free_work(struct work_struct *work)
 	kfree(op);
 }
 
+static void rds_rdma_op_free_work(struct work_struct *work)
+{
+	rds_rdma_op_finish(container_of(work, struct rds_rdma_op, free_w));
+}
+
+static void rds_rdma_op_free_deferred(struct rds_deferred *d)
+{
+	rds_rdma_op_finish(container_of(d, struct rds_rdma_op, free_d));
+}
+
 /**
  * rds_rdma_op_free() - release an operation with its message
  * @op: the operation
  *
- * Context: any, also under a spinlock: unpinning, which may sleep,
- * always goes through rds_mr_wq.
+ * Context: any, also under a spinlock: unpinning, which may sleep, is
+ * left to the socket's owner (defer.h), or to rds_mr_wq.
  */
 void rds_rdma_op_free(struct rds_rdma_op *op)
 {
 	rds_op_untrack(op, false);	/* never handed on, if still there */
+	op->free_d.fn = rds_rdma_op_free_deferred;
+	if (op->rs && rds_defer(op->rs, &op->free_d))
+		return;
 	INIT_WORK(&op->free_w, rds_rdma_op_free_work);
 	queue_work(rds_mr_wq, &op->free_w);
 }

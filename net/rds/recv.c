@@ -30,6 +30,7 @@
 
 #include "bind.h"
 #include "connection.h"
+#include "defer.h"
 #include "message.h"
 #include "rdma.h"
 #include "recv.h"
@@ -402,6 +403,7 @@ int rds_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
 	bool cong = true, rdma = true;	/* room for notifications */
 	int ret;
 
+	rds_defer_run(rs);	/* before waiting: off the critical path */
 	if (flags & MSG_OOB)
 		return 0;
 	if (flags & MSG_ERRQUEUE)

@@ -15,6 +15,7 @@
 
 #include "addr.h"
 #include "connection.h"
+#include "defer.h"
 #include "loop.h"
 #include "message.h"
 #include "rdma.h"
@@ -232,6 +233,7 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	u8 tos;
 	int ret;
 
+	rds_defer_run(rs);	/* releases of earlier operations first */
 	if (msg->msg_flags & ~RDS_SEND_FLAGS)
 		return -EOPNOTSUPP;
 	/* Zero-copy sends need a transport that has them; none does. */

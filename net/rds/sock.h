@@ -34,6 +34,7 @@
 #include <linux/rbtree.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <net/sock.h>
 #include <uapi/linux/rds.h>
 
@@ -87,6 +88,12 @@ struct rds_sock {
 	atomic_t	mr_releasing;	/* MRs whose key is being invalidated */
 	wait_queue_head_t mr_wait;	/* woken when either reaches 0 */
 	struct list_head notify_queue;	/* under recv_lock */
+
+	/* Releases deferred to the owner (defer.h), under defer_lock. */
+	spinlock_t	defer_lock;	/* interrupts off */
+	struct list_head defer_list;	/* of struct rds_deferred */
+	bool		defer_closed;	/* close() ran them: defer no more */
+	struct delayed_work defer_w;	/* runs what an idle owner leaves */
 
 	/* Operation ids and barriers (op_barrier.c), under op_lock. */
 	spinlock_t	op_lock;	/* a leaf, with interrupts off */

@@ -18,6 +18,7 @@
 
 #include "addr.h"
 #include "connection.h"
+#include "defer.h"
 #include "info.h"
 #include "op_barrier.h"
 #include "rdma.h"
@@ -198,6 +199,7 @@ int rds_setsockopt(struct socket *sock, int level, int optname,
 
 	if (level != SOL_RDS)
 		return -ENOPROTOOPT;
+	rds_defer_run(rs);	/* memlock charges of ended operations */
 
 	switch (optname) {
 	case RDS_CANCEL_SENT_TO:

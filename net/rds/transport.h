@@ -103,6 +103,12 @@ struct rds_transport {
 	int (*mr_reg)(struct net *net, __be32 laddr, struct rds_mr *mr);
 	void (*mr_dereg)(struct rds_mr *mr);
 	/*
+	 * @mr_dereg_nowait (optional): start @mr_dereg's work without
+	 *	sleeping if nothing stands in the way, and return true; else
+	 *	do nothing and return false.  Process or softirq context.
+	 */
+	bool (*mr_dereg_nowait)(struct rds_mr *mr);
+	/*
 	 * @mr_prepare (optional): as @mr_reg, for RDS_CMSG_RDMA_MAP, but the
 	 *	registration may be left to @xmit: it posts it on the
 	 *	connection's QP before the first SEND of the message whose

@@ -29,6 +29,7 @@ CORE_LAYERS = [
     ('base', ['stats', 'sysctl', 'trace']),
     ('message', ['message']),
     ('cong', ['cong']),
+    ('defer', ['defer']),
     ('rdma', ['rdma', 'mr', 'rdma_op', 'op_barrier']),
     ('connection', ['connection', 'conn_state', 'conn_send', 'conn_recv',
                     'conn_info']),

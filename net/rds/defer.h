@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Releases deferred to a socket's owner (defer.c).
+ *
+ * Unpinning user pages may sleep, so a release that ends in softirq
+ * (a key invalidated, an RDMA operation's message acknowledged) cannot
+ * finish there.  Handing each one to a worker puts a context switch on
+ * the critical path of every request/RDMA/ACK cycle: the worker runs
+ * before the woken reader.  Instead the release waits on its socket's
+ * list, and the owner's next sendmsg() or recvmsg() runs it, in process
+ * context, on a CPU that is running anyway.  A delayed work runs what an
+ * idle owner leaves; close() runs the rest and refuses new entries, so
+ * nothing is deferred on a closed socket.
+ */
+#ifndef _RDS_ZC_DEFER_H
+#define _RDS_ZC_DEFER_H
+
+#include <linux/list.h>
+
+struct rds_sock;
+
+/* One deferred release; @fn runs it, in process context. */
+struct rds_deferred {
+	struct list_head item;
+	void (*fn)(struct rds_deferred *d);
+};
+
+void rds_defer_sock_init(struct rds_sock *rs);
+bool rds_defer(struct rds_sock *rs, struct rds_deferred *d);
+void rds_defer_run(struct rds_sock *rs);
+void rds_defer_sock_close(struct rds_sock *rs);
+
+#endif /* _RDS_ZC_DEFER_H */
