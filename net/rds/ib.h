@@ -20,6 +20,8 @@
  *  - The send ring is filled by xmit (serialised by the core) and
  *    emptied by send completions: send_free counts free slots, and a slot
  *    is reused only after its completion ran (RC completes in order).
+ *    Plain SENDs are signaled only every few WRs (ib_send.c): a
+ *    completion releases every slot from send_tail up to its own.
  *  - rds_ib_conn.rx_lock (bottom halves off) protects the receive ring,
  *    the reassembly state and a parked message (ib_recv.c): receive
  *    completions (one CQ, softirq) and rx_resume_w take it.
@@ -91,6 +93,7 @@ struct rds_ib_send_slot {
 	struct rds_msg	*msg;		/* referenced while posted */
 	u64		dma;		/* payload mapping, 0 if none */
 	u32		dma_len;
+	bool		dma_single;	/* inline payload: map_single */
 	bool		reg;		/* the REG_MR of msg->reg_mr */
 	bool		rdma;		/* an RDMA WR of msg->op */
 	bool		rdma_last;	/* its last: unmap the operation */
@@ -139,6 +142,8 @@ struct rds_ib_conn {
 	/* Send ring, and one header more for the ACK frame. */
 	unsigned int	send_nr;
 	unsigned int	send_head;	/* next slot to use, xmit only */
+	unsigned int	send_unsignaled; /* WRs since the last signaled, xmit */
+	unsigned int	send_tail;	/* oldest slot not released, completions */
 	atomic_t	send_free;
 	struct rds_ib_send_slot *send_slots;
 	struct rds_ib_hdr *send_hdrs;	/* send_nr + 1, DMA mapped */

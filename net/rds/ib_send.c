@@ -4,8 +4,20 @@
  * each, and ACK frames (rds_zc-wire.rst sections 3.3, 4 and 5.3).
  *
  * Each ring slot owns a header buffer in one DMA-mapped array; the
- * payload page is mapped for the time the SEND is posted.  Every WR is
- * signaled, so each slot is released by its own completion.
+ * payload page (or a small message's inline payload) is mapped for the
+ * time the SEND is posted.
+ *
+ * Signaling.  A completion costs both the HCA and the host a CQE and a
+ * pass through the completion handler, so SENDs of plain messages are
+ * signaled only every rds_ib_signal_every() WRs, as the distribution's
+ * RDS does.  RC completes a send queue in order, so the completion of a
+ * signaled WR releases the slots of the unsignaled ones before it too
+ * (a WR that fails has a completion of its own, whatever its flags).
+ * REG_MR and RDMA WRs, and every SEND of a message carrying an operation
+ * or a key, are always signaled: their completions end operations and
+ * release keys, which must not wait for later traffic.  At most
+ * rds_ib_signal_every() - 1 plain messages stay referenced by an idle
+ * ring until the next completion or the connection's teardown.
  */
 #include <linux/errno.h>
 #include <linux/scatterlist.h>
@@ -18,14 +30,25 @@
 #include "rdma.h"
 #include "transport.h"
 
+/* Plain SENDs per signaled one, at most; never more than half a ring. */
+#define RDS_IB_SIGNAL_EVERY	16
+
+static unsigned int rds_ib_signal_every(const struct rds_ib_conn *ic)
+{
+	return clamp(ic->send_nr / 2, 1U, (unsigned int)RDS_IB_SIGNAL_EVERY);
+}
+
 static void rds_ib_send_unmap(struct rds_ib_conn *ic,
 			      struct rds_ib_send_slot *slot)
 {
-	if (slot->dma) {
+	if (slot->dma && slot->dma_single)
+		ib_dma_unmap_single(ic->rdev->ibdev, slot->dma, slot->dma_len,
+				    DMA_TO_DEVICE);
+	else if (slot->dma)
 		ib_dma_unmap_page(ic->rdev->ibdev, slot->dma, slot->dma_len,
 				  DMA_TO_DEVICE);
-		slot->dma = 0;
-	}
+	slot->dma = 0;
+	slot->dma_single = false;
 	rds_msg_put(slot->msg);
 	slot->msg = NULL;
 }
@@ -91,22 +114,42 @@ static void rds_ib_send_op_done(struct rds_ib_send_slot *slot,
 	slot->op_last = false;
 }
 
+/* Release a slot whose WR ended with @status. */
+static void rds_ib_send_slot_done(struct rds_ib_conn *ic,
+				  struct rds_ib_send_slot *slot,
+				  enum ib_wc_status status)
+{
+	if (slot->reg) {
+		rds_ib_mr_chain_done(slot->msg->reg_mr, status);
+		slot->reg = false;
+	}
+	if (slot->msg->op)
+		rds_ib_send_op_done(slot, status);
+	rds_ib_send_unmap(ic, slot);
+}
+
 static void rds_ib_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rds_ib_conn *ic = cq->cq_context;
 	struct rds_ib_send_slot *slot =
 		container_of(wc->wr_cqe, struct rds_ib_send_slot, cqe);
+	unsigned int last = slot - ic->send_slots;
+	unsigned int i, n = 0;
 
-	if (slot->reg) {
-		rds_ib_mr_chain_done(slot->msg->reg_mr, wc->status);
-		slot->reg = false;
-	}
-	if (slot->msg->op)
-		rds_ib_send_op_done(slot, wc->status);
-	rds_ib_send_unmap(ic, slot);
-	/* The slot is clean before it is free; pairs with slot_get(). */
+	/*
+	 * The unsignaled WRs before this one ended, and well: a failed one
+	 * would have had its own completion, which released it.
+	 */
+	do {
+		i = ic->send_tail;
+		rds_ib_send_slot_done(ic, &ic->send_slots[i],
+				      i == last ? wc->status : IB_WC_SUCCESS);
+		ic->send_tail = (i + 1) % ic->send_nr;
+		n++;
+	} while (i != last);
+	/* The slots are clean before they are free; pairs with slot_get(). */
 	smp_mb__before_atomic();
-	atomic_inc(&ic->send_free);
+	atomic_add(n, &ic->send_free);
 
 	if (wc->status != IB_WC_SUCCESS) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
@@ -150,6 +193,8 @@ int rds_ib_send_ring_init(struct rds_ib_conn *ic)
 		return -ENOMEM;
 	}
 	ic->send_head = 0;
+	ic->send_tail = 0;
+	ic->send_unsignaled = 0;
 	atomic_set(&ic->send_free, ic->send_nr);
 	return 0;
 }
@@ -299,6 +344,7 @@ static int rds_ib_xmit_rdma(struct rds_ib_conn *ic, struct rds_msg *m)
 		wr->sg_list = sge;
 		wr->num_sge = n;
 		wr->send_flags = IB_SEND_SIGNALED;
+		ic->send_unsignaled = 0;
 
 		slot->msg = rds_msg_get(m);
 		slot->rdma = true;
@@ -345,6 +391,7 @@ static int rds_ib_xmit_reg(struct rds_ib_conn *ic, struct rds_msg *m)
 	}
 	wr.wr.wr_cqe = &slot->cqe;
 	wr.wr.send_flags = IB_SEND_SIGNALED;
+	ic->send_unsignaled = 0;
 	slot->msg = rds_msg_get(m);
 	slot->reg = true;
 	ret = ib_post_send(ic->qp, &wr.wr, NULL);
@@ -430,7 +477,11 @@ int rds_ib_xmit(struct rds_conn *conn, struct rds_msg *m, unsigned int *frag)
 		wr.sg_list = sge;
 		wr.num_sge = 1;
 		wr.opcode = IB_WR_SEND;
-		wr.send_flags = IB_SEND_SIGNALED;
+		if (m->op || m->reg_mr ||
+		    ++ic->send_unsignaled >= rds_ib_signal_every(ic)) {
+			wr.send_flags = IB_SEND_SIGNALED;
+			ic->send_unsignaled = 0;
+		}
 		if (*frag == nr - 1)	/* the peer wakes on the last one */
 			wr.send_flags |= IB_SEND_SOLICITED;
 		if (m->op) {
@@ -440,12 +491,20 @@ int rds_ib_xmit(struct rds_conn *conn, struct rds_msg *m, unsigned int *frag)
 			slot->op_last = *frag == nr - 1;
 		}
 
-		if (m->len) {
+		slot->dma_single = m->data;
+		if (m->len && m->data) {	/* one fragment */
+			slot->dma_len = m->len;
+			slot->dma = ib_dma_map_single(ibdev, m->data,
+						      slot->dma_len,
+						      DMA_TO_DEVICE);
+		} else if (m->len) {
 			slot->dma_len = min_t(size_t, m->len - off,
 					      RDS_IB_FRAG_SIZE);
 			slot->dma = ib_dma_map_page(ibdev, m->pages[*frag],
 						    0, slot->dma_len,
 						    DMA_TO_DEVICE);
+		}
+		if (m->len) {
 			if (ib_dma_mapping_error(ibdev, slot->dma)) {
 				slot->dma = 0;
 				atomic_inc(&ic->send_free);

@@ -82,7 +82,8 @@ EXPORT_SYMBOL_GPL(rds_msg_alloc_empty);
  * @gfp: allocation flags
  *
  * For a receiver that copies a small payload to @data rather than keep
- * the page it arrived in.
+ * the page it arrived in, and for a sender's small message: a page per
+ * 64-byte datagram costs an allocation, a free and most of a page.
  *
  * Return: a message with one reference, @data unfilled, or NULL.
  */
@@ -139,7 +140,8 @@ struct rds_msg *rds_msg_copy_inline(const struct rds_msg *m, gfp_t gfp)
 
 /**
  * rds_msg_copy_from_iter() - fill a new message from user memory
- * @m: message from rds_msg_alloc(), not yet shared
+ * @m: message from rds_msg_alloc() or rds_msg_alloc_inline(), not yet
+ *     shared
  * @from: source, at least @m->len bytes
  *
  * Return: 0, or -EFAULT if any byte could not be read.
@@ -149,6 +151,8 @@ int rds_msg_copy_from_iter(struct rds_msg *m, struct iov_iter *from)
 	size_t left = m->len;
 	unsigned int i;
 
+	if (m->data)
+		return copy_from_iter(m->data, left, from) == left ? 0 : -EFAULT;
 	for (i = 0; left; i++) {
 		size_t n = min_t(size_t, left, PAGE_SIZE);
 

@@ -4,9 +4,9 @@
  * on a receiving socket.
  *
  * A struct rds_msg holds a datagram's payload in whole pages, or, for a
- * small received one, in @data right after the struct
- * (rds_msg_alloc_inline()), so that a receive queue of small messages
- * does not hold a page each.  It is immutable once filled and reference
+ * small one, in @data right after the struct (rds_msg_alloc_inline()),
+ * so that neither a sender nor a receive queue of small messages holds
+ * a page each.  It is immutable once filled and reference
  * counted: the sender's queue, a transport and each receiver of a local
  * delivery may share it.
  *

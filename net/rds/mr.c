@@ -118,9 +118,9 @@ static void rds_mr_waiter_put(struct rds_mr_waiter *w)
  * @mr: an MR whose release started
  *
  * No peer reaches the pages any more: return the memlock charge now,
- * wake a caller waiting for the invalidation, and unpin in process
- * context: the socket's owner does it in its next call (defer.h), or
- * rds_mr_wq once the socket is closed.
+ * wake a caller waiting for the invalidation, and have the pages
+ * unpinned where that may sleep: by the socket's owner in its next call
+ * (defer.h), or on rds_mr_wq once the socket is closed.
  *
  * Context: any.
  */

@@ -261,7 +261,11 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	if (len > RDS_MAX_MSG_SIZE || len > rds_sk_sndbuf(rs))
 		return -EMSGSIZE;
 
-	m = rds_msg_alloc(len, GFP_KERNEL);
+	/* A small payload goes inline: no page per datagram. */
+	if (len && len <= RDS_MSG_INLINE_MAX)
+		m = rds_msg_alloc_inline(len, GFP_KERNEL | __GFP_ACCOUNT);
+	else
+		m = rds_msg_alloc(len, GFP_KERNEL);
 	if (!m)
 		return -ENOMEM;
 	ret = rds_msg_copy_from_iter(m, &msg->msg_iter);
