@@ -22,7 +22,7 @@
 #   make reliability  two 6.1 guests through fault storms, a hostile peer
 #                     and the fuzzer: one table of the load held, faults
 #                     survived, fuzz calls, crashes, messages lost and
-#                     leaks, in build/reliability/ (about 10 minutes;
+#                     leaks, in build/reliability/ (about 5 minutes;
 #                     RELIABILITY_ARGS="--from DIR" re-reads a run;
 #                     not part of "make check")
 #   make tools        the benchmark tool, tools/rds-zc-bench/rds-zc-bench,

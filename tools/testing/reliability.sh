@@ -15,7 +15,7 @@
 # cuts, rdma link del/add, link down, module reloads (rds_faults.sh), RDMA
 # load through fault storms and SIGKILLs, then leak checks (rds_storm.sh),
 # a hostile RDS/IB peer (rds_hostile), both nodes fuzzing each other
-# (rds_fuzz).  About 10 minutes on two cores; --timeout bounds the guests
+# (rds_fuzz).  About 5 minutes on two cores; --timeout bounds the guests
 # (default 780 s).
 #
 # The table is read from what the programs print anyway: the "# *_diag"
@@ -275,7 +275,7 @@ parse() {
 
 # table: the table of rows[], for people.
 table() {
-	local r sec name value bound verdict last=
+	local r sec name value bound verdict last='' line
 
 	echo "reliability: kernel $meta_kernel, modules $meta_modules, commit $meta_commit, $meta_date"
 	printf '  %-52s %12s  %-7s %s\n' evidence value "must be" verdict
@@ -285,7 +285,8 @@ table() {
 			echo "  $sec"
 			last=$sec
 		fi
-		printf '    %-50s %12s  %-7s %s\n' "$name" "$value" "$bound" "$verdict"
+		printf -v line '    %-50s %12s  %-7s %s' "$name" "$value" "$bound" "$verdict"
+		echo "${line%"${line##*[! ]}"}"
 	done
 	if [ "$bad" -eq 0 ]; then
 		echo "reliability: every row holds"
