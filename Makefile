@@ -19,6 +19,12 @@
 #                     in qemu guests: table, CSV and chart in build/bench/
 #                     (about 25 minutes; BENCH_ARGS="--rounds 1" is quicker;
 #                     not part of "make check")
+#   make reliability  two 6.1 guests through fault storms, a hostile peer
+#                     and the fuzzer: one table of the load held, faults
+#                     survived, fuzz calls, crashes, messages lost and
+#                     leaks, in build/reliability/ (about 5 minutes;
+#                     RELIABILITY_ARGS="--from DIR" re-reads a run;
+#                     not part of "make check")
 #   make tools        the benchmark tool, tools/rds-zc-bench/rds-zc-bench,
 #                     the information tool, tools/rds-zc-info/rds-zc-info,
 #                     and the user guide's examples, tools/rds-zc-examples/
@@ -50,8 +56,8 @@ krelease = $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' $(1)/include/generated
 SELFTESTS := tools/testing/selftests/net/rds
 
 .PHONY: all modules modules-all deps demo check debug-kernel check-debug \
-	selftests tools bench clean help install uninstall headers_install \
-	install-release
+	selftests tools bench reliability clean help install uninstall \
+	headers_install install-release
 
 all: modules
 
@@ -79,6 +85,9 @@ tools:
 
 bench:
 	@$(TOP)/tools/testing/bench/bench.sh $(BENCH_ARGS)
+
+reliability:
+	@$(TOP)/tools/testing/reliability.sh $(RELIABILITY_ARGS)
 
 demo:
 	@$(TOP)/tools/testing/demo.sh
@@ -172,4 +181,4 @@ clean:
 	@$(MAKE) -s -C tools/rds-zc-examples clean 2>/dev/null || true
 
 help:
-	@echo "targets: all modules modules-all deps demo check debug-kernel check-debug selftests tools bench install uninstall headers_install clean"
+	@echo "targets: all modules modules-all deps demo check debug-kernel check-debug selftests tools bench reliability install uninstall headers_install clean"

@@ -9,8 +9,9 @@
 #   3. checkpatch.pl --strict on every C file and header: clean
 #   4. the selftests, the demo, tools/rds-zc-bench, tools/rds-zc-info and
 #      the examples build with -Werror;
-#      the ABI check and the bench's own tests (its kernel-log scanner and
-#      judge) run on the host
+#      the ABI check, the bench's own tests (its kernel-log scanner and
+#      judge) and make reliability's parser (reliability.sh --self-test)
+#      run on the host
 #   5. the selftests in qemu guests: our modules and the distribution's rds,
 #      each on 6.1 and 6.12 (the same tests must pass on both); and the
 #      two-guest tests (run_remote.sh) on 6.1 for each pairing of module
@@ -210,6 +211,7 @@ run_tap() {
 
 run_tap host-abi "$st_dir/abi_check"
 run_tap bench tools/testing/vm/selftest.sh
+run_tap reliability-parser tools/testing/reliability.sh --self-test
 
 # 5: the selftests in guests.
 run_vm() {	# run_vm NAME GUEST_SCRIPT [vm-run.sh options] [-- script args]

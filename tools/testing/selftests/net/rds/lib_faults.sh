@@ -11,6 +11,9 @@
 #                         pid added to pids[]
 #   fault_rdma_link       "rdma link del $DEV", 2 s, "rdma link add" on
 #                         $netdev, then wait for the port
+#   fault_note KIND [N]   one line for "make reliability": N (1) faults of
+#                         KIND were injected and done, "# fault_diag
+#                         kind=KIND n=N" (tools/testing/reliability.sh)
 #
 # The sourcing script sets DEV (the rxe device), netdev (its interface),
 # pids=() and BARRIER (the path of guest-barrier.sh).
@@ -36,6 +39,10 @@ wait_for() {	# wait_for SECS COMMAND...
 		sleep 0.2
 	done
 	return 1
+}
+
+fault_note() {	# fault_note KIND [N]
+	echo "# fault_diag kind=$1 n=${2:-1}"
 }
 
 rxe_active() {

@@ -249,6 +249,7 @@ fault_link_down() {
 		return 1
 	fi
 	diag "$netdev down, then up and $DEV ACTIVE after $((($(date +%s%N) - t0) / 1000000)) ms"
+	fault_note link_down
 }
 
 # Frames that eth0 sends vanish for 3 s (netem, 100 % loss), while the
@@ -266,6 +267,7 @@ fault_link_cut() {
 		diag "tc qdisc del dev $netdev root: $out"
 		return 1
 	fi
+	fault_note link_cut
 }
 
 case_link_cut() {
@@ -305,9 +307,13 @@ case_link_down() {
 	two_streams link_down 1 "$fnode" fault_link_down
 }
 
+fault_rdma_link_noted() {
+	fault_rdma_link && fault_note rdma_link
+}
+
 case_rdma_link() {
 	fault_desc="rdma link del $DEV for 2 s, add again"
-	two_streams rdma_link 3 2 fault_rdma_link
+	two_streams rdma_link 3 2 fault_rdma_link_noted
 }
 
 # Node 2 reloads its modules under node 1's stream, then sends a stream of
@@ -330,6 +336,7 @@ case_module_reload() {
 		rc=$?
 		[ -n "$out" ] && diag "$out"
 		result "$rc" "$name: modules ($RDS_MODULES) unloaded with traffic coming in"
+		[ "$rc" = 0 ] && fault_note module_reload
 		sleep 1
 		out=$(rds_modules_load 2>&1)
 		rc=$?
@@ -453,6 +460,7 @@ while time.time() < end and not os.path.exists(sys.argv[5]):
 		rc=1
 	fi
 	result "$rc" "$name: $i unloads while connections came up, no kernel warning"
+	fault_note module_reload "$i"
 	out=$(rds_modules_load 2>&1)
 	rc=$?
 	[ -n "$out" ] && diag "$out"

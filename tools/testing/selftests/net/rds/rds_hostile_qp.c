@@ -159,8 +159,15 @@ void hp_listen(struct hp *h, int ms)
 		hp_progress(h, (int)(end - rt_now_ms()));
 }
 
+/*
+ * Free a hostile QP.  Each one was a connect request, and its frames were
+ * hostile or honest-looking ones: a line for "make reliability"
+ * (tools/testing/reliability.sh), "# hostile_diag tos=N frames=N".
+ */
 static void hp_free(struct hp *h)
 {
+	if (h->id)
+		rt_diag("hostile_diag tos=%u frames=%llu", h->tos, h->posted);
 	if (h->id && h->id->qp)
 		rdma_destroy_qp(h->id);
 	if (h->cq)

@@ -43,8 +43,17 @@
  * messages checked.
  *
  * The last line on stdout is the summary: "load: ..." with the counts of
- * requests, RDMAs and statuses.  -T SECS bounds the whole run (default
- * 240).
+ * requests, RDMAs and statuses.  The line before it gives counts for
+ * "make reliability" (tools/testing/reliability.sh), KEY=VALUE fields:
+ *
+ *   # load_diag role=ROLE rdmas=N notes=N success=N msgs_sent=N
+ *     msgs_received=N msgs_lost=N msgs_reordered=N vmpin_kb=N errors=N
+ *
+ * (one line): RDMAs submitted and notifications received (init), or
+ * DONEs taken and, of them, SUCCESS (owner); the numbered plain messages
+ * sent and received, those missing from the sequence and those that came
+ * again or late; VmPin at the end (-1: not read).  -T SECS bounds the
+ * whole run (default 240).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -112,6 +121,8 @@ static unsigned char *pending;	/* RDMAs waiting for a note (init) */
 static unsigned long nstatus[NSTATUS], bad_status, errors, nacks;
 static unsigned long submitted, notes, reqs, dones, send_retries, npending;
 static uint32_t next_seq = 1, expect_seq = 1;	/* plain messages */
+static unsigned long msgs_rx, msgs_lost, msgs_reordered;
+static long vmpin_end = -1;
 static const char *stop_file;
 static int use_map;
 
@@ -201,6 +212,7 @@ static void check_unpinned(const char *who)
 
 	while ((kb = vm_pin_kb()) != 0 && now_ms() - t0 < PIN_MS)
 		usleep(100000);
+	vmpin_end = kb;
 	if (kb != 0)
 		fail("%s: VmPin %ld kB %d s after the last operation", who,
 		     kb, PIN_MS / 1000);
@@ -488,6 +500,11 @@ static int receive(struct lmsg *msg, uint64_t *dest, int ms)
 	}
 	if (msg->kind == M_ACK || msg->kind == M_HELLO)
 		return 1;	/* not numbered: they may be dropped */
+	msgs_rx++;
+	if (msg->seq > expect_seq)
+		msgs_lost += msg->seq - expect_seq;
+	else if (msg->seq < expect_seq)
+		msgs_reordered++;
 	if (msg->seq != expect_seq) {
 		fail("message %u (kind %u) arrived, expected %u: %s",
 		     msg->seq, msg->kind, expect_seq,
@@ -506,6 +523,13 @@ static int stopping(void)
 
 static void summary(const char *role)
 {
+	printf("# load_diag role=%s rdmas=%lu notes=%lu success=%lu ", role,
+	       submitted, role[0] == 'o' ? dones : notes,
+	       nstatus[RDS_RDMA_SUCCESS]);
+	printf("msgs_sent=%lu msgs_received=%lu msgs_lost=%lu ",
+	       (unsigned long)next_seq - 1, msgs_rx, msgs_lost);
+	printf("msgs_reordered=%lu vmpin_kb=%ld errors=%lu\n", msgs_reordered,
+	       vmpin_end, errors);
 	printf("load: %s: %lu requests, %lu RDMAs, %lu notes ", role, reqs,
 	       submitted, notes);
 	printf("(success %lu, remote_error %lu, canceled %lu, dropped %lu, ",

@@ -154,6 +154,32 @@ check_counts() {	# check_counts NAME
 		rc=1
 	fi
 	result "$rc" "$1: as many QPs as at the baseline"
+	leak_note "$1" mr "$(mr_in_use)" qp $(($(qp_count) - qp_base))
+}
+
+# One line for "make reliability" (tools/testing/reliability.sh): what a
+# case left behind, "# leak_diag case=NAME KIND=N...".
+leak_note() {	# leak_note NAME KIND N [KIND N]...
+	local line="# leak_diag case=$1"
+
+	shift
+	while [ $# -ge 2 ]; do
+		line+=" $1=$2"
+		shift 2
+	done
+	echo "$line"
+}
+
+# res_diff NOW BASE: res_counts' pairs, NOW's count less BASE's.
+res_diff() {
+	local now base out=() i
+
+	read -ra now <<< "$1"
+	read -ra base <<< "$2"
+	for ((i = 0; i + 1 < ${#now[@]}; i += 2)); do
+		out+=("${now[i]}" $((now[i + 1] - ${base[i + 1]:-0})))
+	done
+	echo "${out[*]}"
 }
 
 # Start a program in the background, its output in FILE; its pid in $!.
@@ -283,14 +309,14 @@ case_storm_link() {
 	spid=$!
 	if [ "$me" = 1 ]; then
 		sleep 3
-		fault_cut || rc=1
+		if fault_cut; then fault_note link_cut; else rc=1; fi
 		sleep 8
-		fault_cut || rc=1
+		if fault_cut; then fault_note link_cut; else rc=1; fi
 		result "$rc" "$name: every frame $netdev sends lost for 2 s, twice"
 	else
 		sleep 6
-		fault_rdma_link
-		result $? "$name: rdma link del $DEV, 2 s, add again"
+		if fault_rdma_link; then fault_note rdma_link; else rc=1; fi
+		result "$rc" "$name: rdma link del $DEV, 2 s, add again"
 	fi
 	for ((k = 0; k < NLOAD; k++)); do
 		judge "${all[$k]%%:*}" "${all[$k]#*:}" \
@@ -328,12 +354,14 @@ kill_round() {	# kill_round NAME ROUND KILLER [reload]
 		for p in "${all[@]}"; do
 			kill -KILL "${p%%:*}"
 		done
+		fault_note sigkill ${#all[@]}
 		for p in "${all[@]}"; do
 			wait "${p%%:*}" 2>/dev/null
 		done
 		if [ -n "$reload" ]; then
 			out=$( (rds_modules_unload && modules_load) 2>&1) || rc=1
 			[ -n "$out" ] && diag "$out"
+			[ "$rc" = 0 ] && fault_note module_reload
 		fi
 		touch "$stop"
 		result "$rc" "$name: round $r: SIGKILLed the ${role}s with RDMAs in flight${reload:+, modules reloaded}"
@@ -371,6 +399,10 @@ case_leaks() {
 		rc=1
 	fi
 	result "$rc" "leaks: after an unload, the RDMA resources are as at the baseline"
+	if [ -n "$now" ] && [ -n "$res_base" ]; then
+		# shellcheck disable=SC2046
+		leak_note leaks $(res_diff "$now" "$res_base")
+	fi
 	out=$(modules_load 2>&1)
 	rc=$?
 	[ -n "$out" ] && diag "$out"

@@ -31,7 +31,16 @@
  * Fails when the end marker does not come within -T seconds (default 120).
  * With -P it prints "progress: N messages" when the N-th has arrived.
  *
- * Each prints one summary line; exit status 0 iff the stream was right.
+ * Each prints one summary line, then a line of counts for "make
+ * reliability" (tools/testing/reliability.sh), KEY=VALUE fields after
+ * "# stream_diag ":
+ *
+ *   # stream_diag role=send sent=N
+ *   # stream_diag role=recv received=N due=N missing=N duplicates=N
+ *     out_of_order=N damaged=N foreign=N
+ *
+ * (one line; due: the messages that had to arrive, when known).  Exit
+ * status 0 iff the stream was right.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -70,6 +79,10 @@ struct stream_hdr {
 static const size_t sizes[] = { 100, 1000, 4096, 4097, 9000, MAX_LEN };
 
 static volatile sig_atomic_t timed_out;
+
+/* For the diag line: what was sent, what the receiver saw. */
+static long n_sent, n_received, n_due = -1, n_missing;
+static long n_dup, n_order, n_damaged, n_foreign;
 
 static void on_alarm(int sig)
 {
@@ -241,6 +254,7 @@ static int do_send(const struct opts *o)
 		}
 		if (send_one(fd, o, stream, buf, seq, NULL, &longest))
 			return 1;
+		n_sent++;
 		if (o->interval)
 			sleep_ms(o->interval);
 	}
@@ -319,6 +333,7 @@ static int do_recv(const struct opts *o)
 		    from.sin_port != o->peer.sin_port) {
 			printf("recv: a message from %s, not from %s\n",
 			       sin_str(&from), sin_str(&o->peer));
+			n_foreign++;
 			bad++;
 			continue;
 		}
@@ -328,6 +343,7 @@ static int do_recv(const struct opts *o)
 		    (msg.msg_flags & MSG_TRUNC)) {
 			printf("recv: a damaged message of %zd bytes after message %ld\n",
 			       n, last);
+			n_damaged++;
 			bad++;
 			continue;
 		}
@@ -335,12 +351,17 @@ static int do_recv(const struct opts *o)
 		if (memcmp(buf + sizeof(h), want, n - sizeof(h))) {
 			printf("recv: message %u (%zd bytes) has damaged contents\n",
 			       h.seq, n);
+			n_damaged++;
 			bad++;
 			continue;
 		}
 		if ((long)h.seq <= last) {
 			printf("recv: message %u after message %ld: %s\n", h.seq,
 			       last, seen[h.seq] ? "a duplicate" : "out of order");
+			if (seen[h.seq])
+				n_dup++;
+			else
+				n_order++;
 			bad++;
 			continue;
 		}
@@ -370,6 +391,7 @@ static int do_recv(const struct opts *o)
 		last = h.seq;
 	}
 
+	n_received = received;
 	printf("recv: %ld messages from %s", received, sin_str(&o->peer));
 	if (received)
 		printf(" (%ld .. %ld)", first, last);
@@ -385,6 +407,8 @@ static int do_recv(const struct opts *o)
 		for (i = end.need_from; i < (long)end.count && i < MAX_MSGS; i++)
 			if (!seen[i] && missing++ == 0)
 				first_missing = i;
+		n_due = (long)end.count - (long)end.need_from;
+		n_missing = missing;
 		if (last >= (long)end.count) {
 			printf("; FAIL: message %ld is beyond the end\n", last);
 			return 1;
@@ -393,7 +417,9 @@ static int do_recv(const struct opts *o)
 		for (i = 0; i <= last; i++)
 			if (!seen[i] && missing++ == 0)
 				first_missing = i;
+		n_due = last + 1;
 	}
+	n_missing = missing;
 	if (bad) {
 		printf("; FAIL: %ld bad messages (see above)\n", bad);
 		return 1;
@@ -429,7 +455,7 @@ int main(int argc, char **argv)
 {
 	struct opts o = { .interval = 10, .timeout = 120 };
 	struct sigaction sa;
-	int sending, opt, have_bind = 0, have_peer = 0;
+	int sending, opt, have_bind = 0, have_peer = 0, ret;
 
 	if (argc < 2)
 		bad_args();
@@ -494,7 +520,14 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (sending) {
 		alarm(o.timeout);
-		return do_send(&o);
+		ret = do_send(&o);
+		printf("# stream_diag role=send sent=%ld\n", n_sent);
+		return ret;
 	}
-	return do_recv(&o);
+	ret = do_recv(&o);
+	printf("# stream_diag role=recv received=%ld due=%ld missing=%ld ",
+	       n_received, n_due, n_missing);
+	printf("duplicates=%ld out_of_order=%ld damaged=%ld foreign=%ld\n",
+	       n_dup, n_order, n_damaged, n_foreign);
+	return ret;
 }
