@@ -291,7 +291,10 @@ static const struct counter_desc mr_pool_counters[] = {
 	{ "ib_mr_registered", "fast registrations posted" },
 	{ "ib_mr_reg_chained", "registrations chained to a send" },
 	{ "ib_mr_invalidate_posted", "invalidations posted" },
+	{ "ib_mr_invalidate_nowait", "of those, posted with no worker" },
 	{ "ib_mr_invalidated", "invalidations completed" },
+	{ "release_run_by_owner", "unpin batches run by the owner" },
+	{ "release_run_by_worker", "unpin batches left to a worker" },
 	{ "ib_mr_reg_qp_full", "registration QP full" },
 	{ "ib_mr_reg_qp_recovered", "registration QP recovered" },
 };
