@@ -115,7 +115,7 @@ fi
 # Messages of 1 MiB need socket buffers over twice that size.
 sysctl -q -w net.core.wmem_max=67108864 net.core.rmem_max=67108864
 
-echo "# bench-guest.sh $mode on node $RDS_NODE ($RDS_ADDR) of $RDS_NODES, peer(s) ${RDS_PEER_ADDR:-$RDS_ADDRS}, kernel $(uname -r), $(nproc) CPU(s)"
+echo "# bench-guest.sh $mode on node $RDS_NODE ($RDS_ADDR) of $RDS_NODES (${RDS_ADDRS:-}), kernel $(uname -r), $(nproc) CPU(s)"
 
 # ------------------------------------------------------------------ rds
 # shellcheck source=../selftests/net/rds/rds_modules.sh

@@ -138,11 +138,11 @@ def fmt(x):
     """Three significant digits, no exponent for what the bench measures."""
     if x is None:
         return "-"
-    if x >= 100:
+    if abs(x) >= 100:
         return f"{x:.0f}"
-    if x >= 10:
+    if abs(x) >= 10:
         return f"{x:.1f}"
-    if x >= 1:
+    if abs(x) >= 1:
         return f"{x:.2f}"
     return f"{x:.3f}"
 
