@@ -255,7 +255,7 @@ sample() {
 		echo "rdma_mr: $(rdma resource show mr 2>/dev/null | grep -c mrn)"
 		echo "rdma_cq: $(rdma resource show cq 2>/dev/null | grep -c cqn)"
 		echo "rdma_cm_connected: $(rdma resource show cm_id 2>/dev/null | grep -c 'state CONNECT')"
-		[ ! -x "$info" ] || "$info" -c 2>&1 | sed 's/^/# /'
+		[ ! -x "$info" ] || "$info" -n -z 2>&1 | sed 's/^/# /'
 	} > "$f"
 	echo "# mem-$1: $(grep -E '^rdma_(qp|mr|cq|cm)' "$f" | tr '\n' ' ')"
 }
