@@ -250,6 +250,8 @@ sample() {
 	{
 		echo "# sample $1 at $(cut -d' ' -f1 /proc/uptime) s of uptime"
 		cat /proc/meminfo
+		# free pages on the per-CPU lists, which MemFree leaves out
+		awk '$1 == "count:" { n += $2 } END { print "PcpFree: " n * 4 " kB" }' /proc/zoneinfo
 		echo "rdma_summary: $(rdma resource show 2>/dev/null | grep -m 1 rxe0)"
 		echo "rdma_qp: $(rdma resource show qp 2>/dev/null | grep -c lqpn)"
 		echo "rdma_mr: $(rdma resource show mr 2>/dev/null | grep -c mrn)"
