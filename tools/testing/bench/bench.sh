@@ -247,7 +247,7 @@ fi
 
 # Live keys: rds-zc-bench registers and holds them, which the default
 # pool of 2048 MRs per device cannot: the guests load rds_zc_ib again
-# with fmr_pool_size=--keys-pool.  About a minute per round.
+# with fmr_pool_size=--keys-pool.  Under half a minute per round.
 if [ "$keys" = 1 ]; then
 	{
 		echo "live_keys=$live_keys"
