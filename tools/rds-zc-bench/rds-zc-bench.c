@@ -40,11 +40,20 @@
  *	batch (the bulk reclaim of the original RDS design), and the buffers
  *	are reused.  Silent WRITEs, no messages.  Value: operations per
  *	second.  The barrier needs this project's module.
+ * conn_setup (only with --tests conn, first of all): the first round trip
+ *	of a ping on a new socket, which on a cold connection includes its
+ *	setup, in milliseconds; then 20 round trips more, whose median is
+ *	the warm round trip (warm_us).
  * dgram_rate, dgram_tput: datagrams sent to the server by inflight
  *	threads with a socket each, as fast as the sockets take them; the
  *	clock stops when the server has answered the last one of every
  *	thread, and its count must match.  Messages per second (64 B, 4 KiB)
  *	and MiB/s (64 KiB, 1 MiB).
+ *
+ * --live-keys N registers N keys more (RDS_GET_MR of one page each) before
+ * the RDMA points and holds them until the last one is done: the cost of
+ * a cycle on a device with many live keys.  Their RESULT lines carry
+ * live_keys=N.
  *
  * Every wait is bounded (--timeout): a dead peer makes a point fail, never
  * the program hang.  Exit status: 0 if no point failed ("unsupported" is
@@ -93,6 +102,9 @@
 #define PAGE_SZ		4096UL
 #define NOTE_BATCH	64		/* notifications one recvmsg() takes */
 #define MIN_MSG		((unsigned int)sizeof(struct bench_msg))
+#define MAX_LIVE_KEYS	1000000
+#define LIVE_KEYS_PER_FD 4096		/* live keys one socket holds */
+#define WARM_PINGS	20		/* round trips after the first */
 
 /* Message types; requests are odd, answers even. */
 enum {
@@ -173,6 +185,8 @@ static struct {
 	struct list sizes, inflight, reg_threads, senders;
 	long reg_size;
 	int bufsize;			/* SO_RCVBUF of the server */
+	long live_keys;			/* held during the RDMA points */
+	int have_live_keys;
 	int once;
 	int idle;
 	const char *tag;
@@ -182,6 +196,7 @@ static struct {
 #define TEST_REG	0x2
 #define TEST_DGRAM	0x4
 #define TEST_RECLAIM	0x8
+#define TEST_CONN	0x10
 
 #define RECLAIM_DEPTH	16	/* operations per batch of the reclaim points */
 
@@ -681,14 +696,18 @@ static int run_server(void)
 
 static int failures;
 
+/* "live_keys=N" while the live keys are held, on every RESULT line */
+static char live_field[40];
+
 /* A RESULT line and its human form. */
 static void result(const char *name, unsigned long size, int inflight,
 		   double value, const char *unit, const char *extra,
 		   const char *human)
 {
-	printf("RESULT name=%s size=%lu inflight=%d value=%.3f unit=%s%s%s%s%s\n",
+	printf("RESULT name=%s size=%lu inflight=%d value=%.3f unit=%s%s%s%s%s%s%s\n",
 	       name, size, inflight, value, unit, extra ? " " : "",
-	       extra ? extra : "", opt.tag ? " " : "", opt.tag ? opt.tag : "");
+	       extra ? extra : "", live_field[0] ? " " : "", live_field,
+	       opt.tag ? " " : "", opt.tag ? opt.tag : "");
 	printf("  %s\n", human);
 	fflush(stdout);
 }
@@ -697,9 +716,10 @@ static void result(const char *name, unsigned long size, int inflight,
 static void no_result(const char *name, unsigned long size, int inflight,
 		      const char *unit, int unsupported, const char *why)
 {
-	printf("RESULT name=%s size=%lu inflight=%d value=%s unit=%s reason=\"%s\"%s%s\n",
+	printf("RESULT name=%s size=%lu inflight=%d value=%s unit=%s reason=\"%s\"%s%s%s%s\n",
 	       name, size, inflight, unsupported ? "unsupported" : "error",
-	       unit, why, opt.tag ? " " : "", opt.tag ? opt.tag : "");
+	       unit, why, live_field[0] ? " " : "", live_field,
+	       opt.tag ? " " : "", opt.tag ? opt.tag : "");
 	printf("  %s, %s, %d: %s: %s\n", name, size_str(size), inflight,
 	       unsupported ? "unsupported" : "FAILED", why);
 	fflush(stdout);
@@ -800,6 +820,88 @@ static int reach_server(int wait_s)
 	return ret;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * conn_setup: the first round trip of a ping on a new socket, timed from
+ * the first send to the first answer (on a cold connection RDS queues the
+ * ping while it sets the connection up; a ping is sent again every
+ * second meanwhile, and the answer to any of them ends the wait); then
+ * WARM_PINGS round trips more on the connection now up.
+ */
+static void conn_point(void)
+{
+	double t0, first = -1, deadline, warm[WARM_PINGS];
+	char why[256] = "", extra[128], human[256];
+	unsigned char buf[256];
+	struct bench_msg *m = (void *)buf;
+	uint64_t seq = 0;
+	int fd, pings = 0, i;
+	struct rx rx;
+	long n;
+
+	fd = rds_open(&opt.self, 64, 1 << 20, why, sizeof(why));
+	if (fd < 0)
+		goto fail;
+	set_timeouts(fd, 1);
+	t0 = now();
+	deadline = t0 + (opt.timeout > 60 ? opt.timeout : 60);
+	while (first < 0 && now() < deadline) {
+		memset(buf, 0, 64);
+		msg_init(m, T_PING, ++seq);
+		if (send_plain(fd, &opt.server, buf, 64) < 0) {
+			usleep(10000);
+			continue;
+		}
+		pings++;
+		do {
+			n = recv_rx(fd, buf, sizeof(buf), 0, &rx);
+			if (n >= 0 && valid_msg(buf, n) && m->type == T_PONG) {
+				first = now() - t0;
+				break;
+			}
+		} while (n >= 0 || errno == EINTR);
+	}
+	if (first < 0) {
+		snprintf(why, sizeof(why), "no answer in %.0f s (%d pings)",
+			 deadline - t0, pings);
+		goto fail;
+	}
+	set_timeouts(fd, opt.timeout);
+	for (i = 0; i < WARM_PINGS; i++) {
+		double t = now();
+
+		memset(buf, 0, 64);
+		msg_init(m, T_PING, ++seq);
+		if (send_plain(fd, &opt.server, buf, 64) < 0 ||
+		    wait_answer(fd, buf, sizeof(buf), T_PONG, seq,
+				opt.timeout) < 0) {
+			snprintf(why, sizeof(why), "warm ping %d: %s", i + 1,
+				 errname(errno));
+			goto fail;
+		}
+		warm[i] = (now() - t) * 1e6;
+	}
+	close(fd);
+	qsort(warm, WARM_PINGS, sizeof(*warm), cmp_double);
+	snprintf(extra, sizeof(extra), "pings=%d warm_us=%.1f", pings,
+		 warm[(WARM_PINGS - 1) / 2]);
+	snprintf(human, sizeof(human),
+		 "first round trip on a new socket: %.1f ms (%d ping(s) sent); warm round trip: median %.1f us of %d",
+		 first * 1e3, pings, warm[(WARM_PINGS - 1) / 2], WARM_PINGS);
+	result("conn_setup", 64, 1, first * 1e3, "ms", extra, human);
+	return;
+fail:
+	if (fd >= 0)
+		close(fd);
+	no_result("conn_setup", 64, 1, "ms", 0, why);
+}
+
 /* ------------------------------------------------------------ RDMA cycle */
 
 struct slot {
@@ -825,6 +927,93 @@ static int free_mr(int fd, uint64_t cookie, uint64_t flags)
 	struct rds_free_mr_args args = { cookie, flags };
 
 	return setsockopt(fd, SOL_RDS, RDS_FREE_MR, &args, sizeof(args));
+}
+
+/*
+ * --live-keys: keys registered before the RDMA points and held until
+ * they are done, one page each, LIVE_KEYS_PER_FD per socket.
+ */
+static struct {
+	int nfd;
+	int *fd;
+	unsigned char *mem;
+	uint64_t *cookie;
+	long n;			/* registered so far */
+	char why[256];		/* why the points cannot run */
+	int unsupported;
+} live;
+
+/* Register opt.live_keys keys: 0, or -1 with live.why set. */
+static int live_keys_get(void)
+{
+	long want = opt.live_keys, i;
+	double t0 = now();
+	int j;
+
+	snprintf(live_field, sizeof(live_field), "live_keys=%ld", want);
+	if (!want)
+		return 0;
+	live.nfd = (want + LIVE_KEYS_PER_FD - 1) / LIVE_KEYS_PER_FD;
+	live.fd = calloc(live.nfd, sizeof(*live.fd));
+	live.cookie = calloc(want, sizeof(*live.cookie));
+	if (!live.fd || !live.cookie)
+		die("out of memory");
+	live.mem = xmap(want * PAGE_SZ);
+	for (j = 0; j < live.nfd; j++)
+		live.fd[j] = -1;
+	for (j = 0; j < live.nfd; j++) {
+		live.fd[j] = rds_open(&opt.self, 4096, 65536, live.why,
+				      sizeof(live.why));
+		if (live.fd[j] < 0)
+			return -1;
+	}
+	for (i = 0; i < want; i++) {
+		if (get_mr(live.fd[i / LIVE_KEYS_PER_FD], live.mem + i * PAGE_SZ,
+			   PAGE_SZ, &live.cookie[i])) {
+			int e = errno;
+
+			snprintf(live.why, sizeof(live.why),
+				 "live key %ld of %ld: RDS_GET_MR: %s%s", i + 1,
+				 want, errname(e),
+				 e == EAGAIN ? " (MR pool full: fmr_pool_size)" : "");
+			live.unsupported = !i && unsupported_err(e);
+			return -1;
+		}
+		live.n++;
+	}
+	printf("# live keys: %ld registered (one page each, %d socket(s)) in %.2f s\n",
+	       want, live.nfd, now() - t0);
+	fflush(stdout);
+	return 0;
+}
+
+/* Release the live keys (RDS_FREE_MR) and close their sockets. */
+static void live_keys_put(void)
+{
+	double t0 = now();
+	long i, bad = 0;
+	int j;
+
+	live_field[0] = 0;
+	for (i = 0; i < live.n; i++)
+		if (free_mr(live.fd[i / LIVE_KEYS_PER_FD], live.cookie[i], 0))
+			bad++;
+	for (j = 0; j < live.nfd; j++)
+		if (live.fd[j] >= 0)
+			close(live.fd[j]);
+	if (live.n)
+		printf("# live keys: %ld released (RDS_FREE_MR) in %.2f s%s\n",
+		       live.n, now() - t0, bad ? ", some FAILED" : "");
+	if (bad) {
+		fprintf(stderr, "rds-zc-bench: RDS_FREE_MR of %ld live key(s) failed\n",
+			bad);
+		failures++;
+	}
+	if (live.mem)
+		munmap(live.mem, opt.live_keys * PAGE_SZ);
+	free(live.fd);
+	free(live.cookie);
+	memset(&live, 0, sizeof(live));
 }
 
 struct rdma_point {
@@ -953,6 +1142,12 @@ static void rdma_point(int write, int key, unsigned int size, int inflight)
 	p->key = key;
 	p->size = size;
 	p->inflight = inflight;
+	if (live.why[0]) {
+		snprintf(p->why, sizeof(p->why), "%s", live.why);
+		p->unsupported = live.unsupported;
+		p->fd = -1;
+		goto out;
+	}
 	p->fd = rds_open(&opt.self, 4096, 4 << 20, p->why, sizeof(p->why));
 	if (p->fd < 0)
 		goto out;
@@ -1310,13 +1505,6 @@ out:
 		munmap(buf, RECLAIM_DEPTH * slot);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static void dgram_rtt(void)
 {
 	const unsigned int size = 64;
@@ -1526,8 +1714,9 @@ static void print_usage(FILE *f)
 		"  -n, --ops N            at most N operations per point and thread\n"
 		"                         (default: no limit, only the time)\n"
 		"  -t, --timeout SECS     longest wait for any answer or send (default 30)\n"
-		"      --tests LIST       rdma,reg,dgram,reclaim (default all four; reg\n"
-		"                         needs no server)\n"
+		"      --tests LIST       rdma,reg,dgram,reclaim,conn (default the first\n"
+		"                         four; reg needs no server; conn: the first\n"
+		"                         round trip on a new socket, cold connection)\n"
 		"      --dirs LIST        RDMA directions: write,read (default both)\n"
 		"      --keys LIST        how the client gets its key: map (RDS_CMSG_RDMA_MAP\n"
 		"                         with RDS_RDMA_USE_ONCE on the request), getmr\n"
@@ -1539,6 +1728,9 @@ static void print_usage(FILE *f)
 		"      --reg-size BYTES   buffer of the registration points (default 4K)\n"
 		"      --reg-threads LIST registering threads (default 1,8)\n"
 		"      --senders LIST     datagram senders (default 1,16)\n"
+		"      --live-keys N      hold N keys more (RDS_GET_MR of one page each)\n"
+		"                         during the RDMA points; live_keys=N on their\n"
+		"                         RESULT lines (default none)\n"
 		"      --tag TEXT         appended to every RESULT line (e.g. round=2)\n"
 		"      --rcvbuf BYTES     server: SO_RCVBUF (default 16M)\n"
 		"      --once             server: exit after the client's BYE\n"
@@ -1635,6 +1827,7 @@ static void parse_addr(struct sockaddr_in *sin, const char *arg)
 enum {
 	O_TESTS = 256, O_DIRS, O_KEYS, O_SIZES, O_INFLIGHT, O_REG_SIZE,
 	O_REG_THREADS, O_SENDERS, O_TAG, O_RCVBUF, O_ONCE, O_IDLE,
+	O_LIVE_KEYS,
 };
 
 static const struct option long_opts[] = {
@@ -1656,13 +1849,16 @@ static const struct option long_opts[] = {
 	{ "rcvbuf", required_argument, NULL, O_RCVBUF },
 	{ "once", no_argument, NULL, O_ONCE },
 	{ "idle", required_argument, NULL, O_IDLE },
+	{ "live-keys", required_argument, NULL, O_LIVE_KEYS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
 static void parse_options(int argc, char **argv)
 {
-	static const char * const tests[] = { "rdma", "reg", "dgram", "reclaim" };
+	static const char * const tests[] = {
+		"rdma", "reg", "dgram", "reclaim", "conn",
+	};
 	static const char * const dirs[] = { "write", "read" };
 	long port = DEF_PORT, v;
 	char *end;
@@ -1714,7 +1910,7 @@ static void parse_options(int argc, char **argv)
 			break;
 		case O_TESTS:
 			opt.tests = parse_names(optarg, tests, ARRAY_SIZE(tests),
-						"--tests takes rdma,reg,dgram,reclaim: %s");
+						"--tests takes rdma,reg,dgram,reclaim,conn: %s");
 			break;
 		case O_DIRS:
 			opt.dirs = parse_names(optarg, dirs, ARRAY_SIZE(dirs),
@@ -1764,6 +1960,13 @@ static void parse_options(int argc, char **argv)
 				bad_usage("bad --idle: %s", optarg);
 			opt.idle = v;
 			break;
+		case O_LIVE_KEYS:
+			opt.live_keys = parse_num(optarg);
+			if (opt.live_keys < 0 || opt.live_keys > MAX_LIVE_KEYS)
+				bad_usage("bad --live-keys (0 to 1000000): %s",
+					  optarg);
+			opt.have_live_keys = 1;
+			break;
 		case 'h':
 			print_usage(stdout);
 			exit(0);
@@ -1790,24 +1993,32 @@ static void rdma_points(int write, int key)
 
 static int run_client(void)
 {
-	int need_server = opt.tests & (TEST_RDMA | TEST_DGRAM | TEST_RECLAIM);
+	int need_server = opt.tests & (TEST_RDMA | TEST_DGRAM | TEST_RECLAIM |
+				       TEST_CONN);
 	int d, k, i, j;
 
 	if (need_server && !opt.have_server)
-		bad_usage("%s", "-s SERVER is required for --tests rdma, dgram and reclaim");
+		bad_usage("%s", "-s SERVER is required for --tests rdma, dgram, reclaim and conn");
 	printf("# rds-zc-bench client %s", inet_ntoa(opt.self.sin_addr));
 	printf(" -> %s:%u, %.1f s per point, timeout %d s%s%s\n",
 	       inet_ntoa(opt.server.sin_addr), ntohs(opt.server.sin_port),
 	       opt.secs, opt.timeout, opt.tag ? ", " : "", opt.tag ? opt.tag : "");
 	fflush(stdout);
+	/* first: the connection may be cold only now */
+	if (opt.tests & TEST_CONN)
+		conn_point();
 	if (need_server && reach_server(opt.timeout > 60 ? opt.timeout : 60))
 		return 1;
 
+	if ((opt.tests & TEST_RDMA) && opt.have_live_keys)
+		live_keys_get();
 	for (d = 0; d < 2; d++)
 		for (k = 0; k < 3; k++)
 			if ((opt.tests & TEST_RDMA) && (opt.dirs & (1 << d)) &&
 			    (opt.keys & (1 << k)))
 				rdma_points(!d, 1 << k);
+	if ((opt.tests & TEST_RDMA) && opt.have_live_keys)
+		live_keys_put();
 	if (opt.tests & TEST_REG)
 		for (k = 0; k < 2; k++)
 			for (j = 0; j < opt.reg_threads.n; j++)

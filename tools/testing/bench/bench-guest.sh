@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # bench-guest.sh - the guest half of "make bench" (tools/testing/bench/
-# bench.sh), run in both guests of a two-guest tools/testing/vm/vm-run.sh:
+# bench.sh), run in every guest of a tools/testing/vm/vm-run.sh boot (two
+# guests, or two to N for "scale"):
 #
 #   bench-guest.sh rds SECS [--points OPTIONS] SET...
 #	one rds-zc-bench run per SET (ours or distro), in that order:
@@ -19,6 +20,27 @@
 #	the RDMA figures, ib_write_lat for 64 bytes; node 1 serves, node 2
 #	connects.  Prints the same RESULT lines as rds-zc-bench (raw_write,
 #	raw_read, raw_rtt_p50, raw_rtt_p99), ROUNDS times (default 1).
+#   bench-guest.sh keys SECS ROUNDS LIVE POOL
+#	our modules only: both guests reload rds_zc_ib with
+#	fmr_pool_size=POOL, then ROUNDS rounds of two rds-zc-bench runs,
+#	the x1 RDMA WRITE cycle by MAP at 4 KiB and 64 KiB, one with
+#	--live-keys 0 and one with --live-keys LIVE (the client holds LIVE
+#	keys of one page each on its device during the points), in the
+#	order 0 LIVE | LIVE 0 | 0 LIVE ...  Output run-K-liveN.txt.
+#   bench-guest.sh scale SECS SIZE DEPTH
+#	all to all, on two or more guests with our modules: every guest
+#	runs one server per peer (port 18700 + the peer's number), then
+#	  1. samples its memory (mem-0.txt: /proc/meminfo, rdma resource
+#	     counts), all servers up, no RDS connection yet;
+#	  2. sets up its connections: guest K opens each connection to a
+#	     guest J > K, one after the other, with rds-zc-bench --tests
+#	     conn (the first round trip on the cold connection, then warm
+#	     ones); conn-J.txt;
+#	  3. samples again (mem-1.txt) once every guest is done;
+#	  4. streams: a client towards every peer at once, RDMA WRITE by
+#	     MAP of SIZE bytes, DEPTH in flight, SECS seconds; stream-J.txt;
+#	  5. samples a last time (mem-2.txt) once every guest is done.
+#	tools/testing/bench/bench-report.py computes the per-peer costs.
 #
 # The client's output of run K goes to $RESULTS/run-K-SET.txt (node 2),
 # the server's to $RESULTS/server-K-SET.txt (node 1); perftest's to
@@ -35,6 +57,7 @@ set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../../.." && pwd)
 bench=$repo/tools/rds-zc-bench/rds-zc-bench
+info=$repo/tools/rds-zc-info/rds-zc-info
 barrier=$RDS_VM_TOOLS/guest-barrier.sh
 peer_results=$(dirname "$RESULTS")/guest$((3 - RDS_NODE))
 
@@ -68,15 +91,21 @@ wait_file() {
 	return 1
 }
 
-if [ "${RDS_NODES:-0}" != 2 ] || [ -z "${RDS_PEER_ADDR:-}" ]; then
+mode=${1:-}
+secs=${2:-2}
+shift 2 2>/dev/null || { echo "Bail out! usage: bench-guest.sh rds|verbs|keys|scale SECS ..."; exit 2; }
+
+if [ "$mode" = scale ]; then
+	if [ "${RDS_NODES:-0}" -lt 2 ]; then
+		echo "1..0 # SKIP the all-to-all run needs vm-run.sh --guests 2 or more"
+		exit 0
+	fi
+elif [ "${RDS_NODES:-0}" != 2 ] || [ -z "${RDS_PEER_ADDR:-}" ]; then
 	echo "1..0 # SKIP the benchmark needs vm-run.sh --guests 2"
 	exit 0
 fi
 [ -x "$bench" ] || { echo "Bail out! $bench not built (make -C tools/rds-zc-bench)"; exit 1; }
 
-mode=${1:-}
-secs=${2:-2}
-shift 2 2>/dev/null || { echo "Bail out! usage: bench-guest.sh rds|verbs SECS [SET...]"; exit 2; }
 points=()
 if [ "${1:-}" = --points ]; then
 	read -r -a points <<< "${2:-}"
@@ -86,7 +115,7 @@ fi
 # Messages of 1 MiB need socket buffers over twice that size.
 sysctl -q -w net.core.wmem_max=67108864 net.core.rmem_max=67108864
 
-echo "# bench-guest.sh $mode on node $RDS_NODE ($RDS_ADDR), peer $RDS_PEER_ADDR, kernel $(uname -r), $(nproc) CPU(s)"
+echo "# bench-guest.sh $mode on node $RDS_NODE ($RDS_ADDR) of $RDS_NODES (${RDS_ADDRS:-}), kernel $(uname -r), $(nproc) CPU(s)"
 
 # ------------------------------------------------------------------ rds
 # shellcheck source=../selftests/net/rds/rds_modules.sh
@@ -105,9 +134,12 @@ swap() {
 	[ "$st" = ok ] && [ "$(cat "$peer_results/swap-$k" 2>/dev/null)" = ok ]
 }
 
-# run K SET: one rds-zc-bench run, server on node 1, client on node 2.
+# run_rds K NAME TAG [CLIENT OPTIONS...]: one rds-zc-bench run, server on
+# node 1, client on node 2 with those options and --tag TAG.
 run_rds() {
-	local k=$1 set=$2 srv rc out
+	local k=$1 set=$2 tag=$3 srv rc out
+
+	shift 3
 
 	if [ "$RDS_NODE" = 1 ]; then
 		out=$RESULTS/server-$k-$set.txt
@@ -134,7 +166,7 @@ run_rds() {
 		out=$RESULTS/run-$k-$set.txt
 		meet "run-$k" 300
 		"$bench" client -a "$RDS_ADDR" -s "$RDS_PEER_ADDR" -T "$secs" -t 15 \
-			"${points[@]}" --tag "modules=$set run=$k" > "$out" 2>&1
+			"$@" --tag "$tag" > "$out" 2>&1
 		rc=$?
 		sed 's/^/# /' "$out"
 		meet "run-$k-done" 600
@@ -163,7 +195,148 @@ if [ "$mode" = rds ]; then
 			emit ok "swap $current -> $set before run $k"
 			current=$set
 		fi
-		run_rds "$k" "$set"
+		run_rds "$k" "$set" "modules=$set run=$k" "${points[@]}"
+	done
+	finish
+fi
+
+# ----------------------------------------------------------------- keys
+if [ "$mode" = keys ]; then
+	rounds=${1:-3}
+	live=${2:-10000}
+	pool=${3:-16384}
+	if [ "$RDS_MODULES" != ours ]; then
+		emit "not ok" "the live-keys runs need our modules (vm-run.sh --modules ours)"
+		finish
+	fi
+	# fmr_pool_size is read when the device is added: load again
+	meet keys-reload 300 || { emit "not ok" "both guests reach the reload"; finish; }
+	out=$(RDS_MODULES=ours rds_modules_unload 2>&1 &&
+	      RDS_MODULES=ours RDS_MODULE_DIR=$RDS_MODULE_DIR \
+	      RDS_ZC_IB_PARAMS="fmr_pool_size=$pool" rds_modules_load 2>&1)
+	st=$?
+	[ -z "$out" ] || echo "# $out"
+	got=$(cat /sys/module/rds_zc_ib/parameters/fmr_pool_size 2>/dev/null)
+	[ "$st" = 0 ] && [ "$got" = "$pool" ] && echo ok > "$RESULTS/keys-reload" ||
+		echo failed > "$RESULTS/keys-reload"
+	meet keys-reloaded 120
+	if [ "$(cat "$RESULTS/keys-reload")" != ok ] ||
+	   [ "$(cat "$peer_results/keys-reload" 2>/dev/null)" != ok ]; then
+		emit "not ok" "rds_zc_ib loaded again with fmr_pool_size=$pool on both guests # here: status $st, fmr_pool_size ${got:-none}"
+		finish
+	fi
+	emit ok "rds_zc_ib loaded again with fmr_pool_size=$pool on both guests"
+	command -v ibv_devinfo > /dev/null &&
+		echo "# rxe0 $(ibv_devinfo -v -d rxe0 2>/dev/null | grep -E '^[[:space:]]*max_mr:' | tr -s ' \t' ' ')"
+	k=0
+	for ((r = 1; r <= rounds; r++)); do
+		if ((r % 2)); then order="0 $live"; else order="$live 0"; fi
+		for n in $order; do
+			k=$((k + 1))
+			run_rds "$k" "live$n" "modules=ours run=$k round=$r" \
+				--tests rdma --dirs write --keys map --sizes 4K,64K \
+				--inflight 1 --live-keys "$n"
+		done
+	done
+	finish
+fi
+
+# ---------------------------------------------------------------- scale
+# sample NAME: this guest's memory and RDMA resources, into mem-NAME.txt.
+sample() {
+	local f=$RESULTS/mem-$1.txt
+
+	sync
+	{
+		echo "# sample $1 at $(cut -d' ' -f1 /proc/uptime) s of uptime"
+		cat /proc/meminfo
+		# free pages on the per-CPU lists, which MemFree leaves out
+		awk '$1 == "count:" { n += $2 } END { print "PcpFree: " n * 4 " kB" }' /proc/zoneinfo
+		echo "rdma_summary: $(rdma resource show 2>/dev/null | grep -m 1 rxe0)"
+		echo "rdma_qp: $(rdma resource show qp 2>/dev/null | grep -c lqpn)"
+		echo "rdma_mr: $(rdma resource show mr 2>/dev/null | grep -c mrn)"
+		echo "rdma_cq: $(rdma resource show cq 2>/dev/null | grep -c cqn)"
+		echo "rdma_cm_connected: $(rdma resource show cm_id 2>/dev/null | grep -c 'state CONNECT')"
+		[ ! -x "$info" ] || "$info" -n -z 2>&1 | sed 's/^/# /'
+	} > "$f"
+	echo "# mem-$1: $(grep -E '^rdma_(qp|mr|cq|cm)' "$f" | tr '\n' ' ')"
+}
+
+if [ "$mode" = scale ]; then
+	size=${1:-4096}
+	depth=${2:-4}
+	me=$RDS_NODE
+	peers=()
+	for a in $RDS_ADDRS; do
+		[ "$a" = "$RDS_ADDR" ] || peers+=("${a##*.}")
+	done
+	tag="guests=$RDS_NODES node=$me modules=$RDS_MODULES"
+	if [ "$RDS_MODULES" != ours ]; then
+		emit "not ok" "the all-to-all run needs our modules (vm-run.sh --modules ours)"
+		finish
+	fi
+
+	# one server per peer: port 18700 + the peer's number
+	srvs=()
+	for j in "${peers[@]}"; do
+		out=$RESULTS/server-$j.txt
+		"$bench" server -a "$RDS_ADDR" -p $((18700 + j)) --idle 900 > "$out" 2>&1 &
+		srvs+=($!)
+		wait_file "$out" "rds-zc-bench server on" 60 ||
+			echo "# server for guest $j: not started: $(head -c 300 "$out")"
+	done
+	meet scale-servers 300 || { emit "not ok" "every guest started its servers"; finish; }
+	emit ok "${#peers[@]} server(s) up, one per peer"
+	sleep 2
+	sample 0
+
+	# 2. connection setup: K opens its connections to J > K, in turn
+	meet scale-conn 120 || { emit "not ok" "every guest reached the connection setup"; finish; }
+	for j in "${peers[@]}"; do
+		[ "$j" -gt "$me" ] || continue
+		out=$RESULTS/conn-$j.txt
+		"$bench" client -a "$RDS_ADDR" -s "10.0.0.$j" -p $((18700 + me)) -t 30 \
+			--tests conn --tag "$tag peer=$j" > "$out" 2>&1
+		rc=$?
+		sed 's/^/# /' "$out"
+		if [ "$rc" = 0 ]; then
+			emit ok "connection to guest $j set up: $(sed -n 's/^RESULT .* value=\([^ ]*\) unit=ms.*/\1 ms/p' "$out")"
+		else
+			emit "not ok" "connection to guest $j # status $rc"
+		fi
+	done
+	meet scale-conn-done 300 || emit "not ok" "every guest set up its connections"
+	sleep 2
+	sample 1
+
+	# 4. every guest streams to every other at once
+	meet scale-stream 120 || { emit "not ok" "every guest reached the stream"; finish; }
+	clients=()
+	for j in "${peers[@]}"; do
+		"$bench" client -a "$RDS_ADDR" -s "10.0.0.$j" -p $((18700 + me)) \
+			-T "$secs" -t 30 --tests rdma --dirs write --keys map \
+			--sizes "$size" --inflight "$depth" --tag "$tag peer=$j" \
+			> "$RESULTS/stream-$j.txt" 2>&1 &
+		clients+=($!)
+	done
+	i=0
+	for j in "${peers[@]}"; do
+		wait "${clients[i]}"
+		rc=$?
+		i=$((i + 1))
+		sed 's/^/# /' "$RESULTS/stream-$j.txt"
+		if [ "$rc" = 0 ]; then
+			emit ok "stream to guest $j: $(sed -n 's/^RESULT .* value=\([^ ]*\) unit=\([^ ]*\).*/\1 \2/p' "$RESULTS/stream-$j.txt")"
+		else
+			emit "not ok" "stream to guest $j # status $rc"
+		fi
+	done
+	meet scale-stream-done 300 || emit "not ok" "every guest finished its streams"
+	sleep 2
+	sample 2
+	for p in "${srvs[@]}"; do
+		kill "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
 	done
 	finish
 fi

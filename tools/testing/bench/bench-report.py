@@ -13,7 +13,18 @@ chart.png into RESULTS_DIR.  Each figure: the median over the rounds and
 the spread [min-max]; the ratios ours/distro and ours/raw are ratios of
 medians.  The raw-verbs ceiling of a figure is the best median of the
 raw-verbs phases (higher, or lower for latencies), marked with its CPU
-count.  Exit status 0 when at least one figure was measured.
+count.
+
+Two more sections when their phases ran: live keys (RESULTS_DIR/keys/
+guest2/run-*.txt, RESULT lines with live_keys=N: the cycle with N keys
+held against none, as a ratio of cycle times) and all to all
+(RESULTS_DIR/scale-gN/guestK/: mem-{0,1,2}.txt, conn-J.txt,
+stream-J.txt: per guest count, connection setup, kernel memory and RDMA
+resources per peer, aggregate throughput; how they grow from the fewest
+guests to the most; a paper model of 1,000 nodes).  Their rows go to
+results.csv too, with the columns live_keys and guests.
+
+Exit status 0 when at least one figure was measured.
 """
 
 import csv
@@ -127,11 +138,11 @@ def fmt(x):
     """Three significant digits, no exponent for what the bench measures."""
     if x is None:
         return "-"
-    if x >= 100:
+    if abs(x) >= 100:
         return f"{x:.0f}"
-    if x >= 10:
+    if abs(x) >= 10:
         return f"{x:.1f}"
-    if x >= 1:
+    if abs(x) >= 1:
         return f"{x:.2f}"
     return f"{x:.3f}"
 
@@ -211,6 +222,356 @@ def best_raw(cells, fig):
     return best
 
 
+# --------------------------------------------------------------- live keys
+
+KEYS_TARGET = 1.10	# the issue: 10,000 live keys slow a cycle by < 10%
+
+
+def load_keys(res):
+    """cells[(live, name, size, inflight)], per_round[(live, name, size,
+    inflight)][round] from the live-keys phase."""
+    cells, rounds = {}, {}
+    for path in sorted(glob.glob(os.path.join(res, "keys*", "guest2",
+                                              "run-*.txt"))):
+        with open(path, errors="replace") as f:
+            for line in f:
+                kv = parse_result(line)
+                if not kv or "live_keys" not in kv:
+                    continue
+                key = (int(kv["live_keys"]), kv["name"], int(kv["size"]),
+                       int(kv["inflight"]))
+                cells.setdefault(key, Cell()).add(kv)
+                try:
+                    rounds.setdefault(key, {})[kv.get("round", "?")] = \
+                        float(kv["value"])
+                except ValueError:
+                    pass
+    return cells, rounds
+
+
+def keys_rows(res):
+    """Rows of the live-keys section: per figure, none and N keys, and the
+    ratio of cycle times (N keys over none)."""
+    cells, rounds = load_keys(res)
+    lives = sorted({k[0] for k in cells})
+    many = [n for n in lives if n > 0]
+    if not many:
+        return []
+    n = many[-1]
+    rows = []
+    figs = sorted({k[1:] for k in cells}, key=lambda k: (k[0], k[1], k[2]))
+    for name, size, inflight in figs:
+        zero = cells.get((0, name, size, inflight), Cell())
+        full = cells.get((n, name, size, inflight), Cell())
+        # the cycle time is the inverse of the throughput at any depth
+        q = ratio(zero.median(), full.median())
+        per = Cell()
+        r0 = rounds.get((0, name, size, inflight), {})
+        rn = rounds.get((n, name, size, inflight), {})
+        for r in sorted(set(r0) & set(rn)):
+            if rn[r]:
+                per.values.append(r0[r] / rn[r])
+        per.unit = "x"
+        base = label(name, size, inflight)
+        rows.append({"name": f"{name}_live0", "size": size,
+                     "inflight": inflight, "unit": zero.unit or full.unit,
+                     "label": f"{base}, no live key", "ours": zero,
+                     "distro": None, "raw": None, "od": None, "or": None,
+                     "live_keys": 0})
+        rows.append({"name": f"{name}_live{n}", "size": size,
+                     "inflight": inflight, "unit": zero.unit or full.unit,
+                     "label": f"{base}, {n} live keys", "ours": full,
+                     "distro": None, "raw": None, "od": None, "or": None,
+                     "live_keys": n})
+        rows.append({"name": f"{name}_live_cycle_ratio", "size": size,
+                     "inflight": inflight, "unit": "x",
+                     "label": f"{base}, cycle time {n} keys / none",
+                     "ours": per, "distro": None, "raw": None, "od": None,
+                     "or": None, "live_keys": n, "ratio": q, "better": "lower",
+                     "zero": zero, "full": full, "base": name})
+    return rows
+
+
+def keys_table(rows, env):
+    rats = [r for r in rows if r["name"].endswith("_live_cycle_ratio")]
+    if not rats:
+        return []
+    n = rats[0]["live_keys"]
+    out = ["", f"Live keys (ours only): the client holds {n} keys (RDS_GET_MR "
+           f"of one page each) on its device during the points; rds_zc_ib "
+           f"fmr_pool_size={env.get('keys_pool', '?')}; {env.get('rounds', '?')} "
+           f"rounds of {env.get('keys_secs', '?')} s, alternating.  Cycle time "
+           f"ratio: median with {n} keys over median without (per-round "
+           f"ratios in brackets); the target is below {KEYS_TARGET:.2f}."]
+    head = ("figure", "unit", "no live key", f"{n} live keys",
+            f"cycle {n}/0", "target")
+    body = []
+    for r in rats:
+        q = r["ratio"]
+        per = r["ours"]
+        qt = "-" if q is None else f"{q:.3f}"
+        if per.values:
+            qt += f" [{min(per.values):.3f}-{max(per.values):.3f}]"
+        verdict = "-" if q is None else ("met" if q < KEYS_TARGET else "NOT met")
+        body.append((label(r["base"], r["size"], r["inflight"]),
+                     r["full"].unit or r["zero"].unit, r["zero"].text(),
+                     r["full"].text(), qt, verdict))
+    return out + [""] + columns(head, body, 2)
+
+
+def columns(head, body, left):
+    """Lines of a table: the first @left columns left-aligned."""
+    widths = [max(len(x[i]) for x in [head] + body) for i in range(len(head))]
+
+    def line(cols):
+        return "  ".join(c.ljust(w) if i < left else c.rjust(w)
+                         for i, (c, w) in enumerate(zip(cols, widths))).rstrip()
+    return [line(head), line(["-" * w for w in widths])] + [line(b) for b in body]
+
+
+# ------------------------------------------------------------- all to all
+
+FLAT = 1.25	# "flat": the per-peer figure grew by less than this
+
+
+def read_mem(path):
+    """A mem-N.txt sample: /proc/meminfo in kB and the rdma_* counts."""
+    m = {}
+    try:
+        with open(path) as f:
+            for line in f:
+                k, _, v = line.partition(":")
+                v = v.split()
+                if v and re.fullmatch(r"\d+", v[0]):
+                    m[k.strip()] = int(v[0])
+    except OSError:
+        return None
+    return m
+
+
+def kernel_kb(m):
+    """Kernel memory that is neither on the LRU lists (user and page cache
+    pages, pinned ones included) nor reclaimable slab (dentries, inodes):
+    unreclaimable slab, vmalloc, per-CPU, page tables, kernel stacks and
+    pages the page allocator handed out directly (RDS receive buffers,
+    rxe queues).  Free pages on the per-CPU lists (PcpFree, from
+    /proc/zoneinfo: MemFree leaves them out, and they hold megabytes)
+    count as free."""
+    return (m["MemTotal"] - m["MemFree"] - m.get("PcpFree", 0) - m["Active"] -
+            m["Inactive"] - m.get("Unevictable", 0) - m.get("SReclaimable", 0))
+
+
+def results_in(path, name):
+    out = []
+    try:
+        with open(path, errors="replace") as f:
+            for line in f:
+                kv = parse_result(line)
+                if kv and kv["name"] == name:
+                    out.append(kv)
+    except OSError:
+        pass
+    return out
+
+
+def cell_of(values, unit):
+    c = Cell()
+    c.values = [v for v in values if v is not None]
+    c.unit = unit
+    return c
+
+
+def load_scale(res):
+    """One entry per guest count N, from RESULTS_DIR/scale-gN."""
+    runs = []
+    for d in glob.glob(os.path.join(res, "scale-g*")):
+        m = re.fullmatch(r"scale-g(\d+)", os.path.basename(d))
+        if not m or not os.path.isdir(d):
+            continue
+        n = int(m.group(1))
+        peers = n - 1
+        run = {"guests": n, "setup": [], "warm": [], "conn_failed": 0,
+               "kmem": [], "slab": [], "vmalloc": [], "percpu": [],
+               "qp0": [], "qp1": [], "qp_peer": [], "cq_peer": [],
+               "mr1": [], "mr2": [], "mr_peer": [], "tput": [],
+               "streams": 0, "streams_failed": 0, "size": None,
+               "depth": None, "nodes": 0}
+        for k in range(1, n + 1):
+            g = os.path.join(d, f"guest{k}")
+            m0 = read_mem(os.path.join(g, "mem-0.txt"))
+            m1 = read_mem(os.path.join(g, "mem-1.txt"))
+            m2 = read_mem(os.path.join(g, "mem-2.txt"))
+            if m0 and m1:
+                run["nodes"] += 1
+                run["kmem"].append((kernel_kb(m1) - kernel_kb(m0)) / peers)
+                run["slab"].append((m1["SUnreclaim"] - m0["SUnreclaim"]) / peers)
+                run["vmalloc"].append((m1.get("VmallocUsed", 0) -
+                                       m0.get("VmallocUsed", 0)) / peers)
+                run["percpu"].append((m1.get("Percpu", 0) -
+                                      m0.get("Percpu", 0)) / peers)
+                run["qp0"].append(m0.get("rdma_qp"))
+                run["qp1"].append(m1.get("rdma_qp"))
+                if "rdma_qp" in m0 and "rdma_qp" in m1:
+                    run["qp_peer"].append((m1["rdma_qp"] - m0["rdma_qp"]) / peers)
+                if "rdma_cq" in m0 and "rdma_cq" in m1:
+                    run["cq_peer"].append((m1["rdma_cq"] - m0["rdma_cq"]) / peers)
+                if "rdma_mr" in m0 and "rdma_mr" in m1:
+                    run["mr_peer"].append((m1["rdma_mr"] - m0["rdma_mr"]) / peers)
+                run["mr1"].append(m1.get("rdma_mr"))
+            if m2:
+                run["mr2"].append(m2.get("rdma_mr"))
+            for path in sorted(glob.glob(os.path.join(g, "conn-*.txt"))):
+                got = results_in(path, "conn_setup")
+                ok = [kv for kv in got if kv["value"] not in ("error", "unsupported")]
+                if not ok:
+                    run["conn_failed"] += 1
+                for kv in ok:
+                    run["setup"].append(float(kv["value"]))
+                    if "warm_us" in kv:
+                        run["warm"].append(float(kv["warm_us"]))
+            for path in sorted(glob.glob(os.path.join(g, "stream-*.txt"))):
+                run["streams"] += 1
+                got = [kv for kv in results_in(path, "rdma_write_map")]
+                ok = [kv for kv in got if kv["value"] not in ("error", "unsupported")]
+                if not ok:
+                    run["streams_failed"] += 1
+                for kv in got:
+                    run["size"] = int(kv["size"])
+                    run["depth"] = int(kv["inflight"])
+                for kv in ok:
+                    run["tput"].append(float(kv["value"]))
+        runs.append(run)
+    return sorted(runs, key=lambda r: r["guests"])
+
+
+def num(x):
+    """fmt(), but whole numbers as such."""
+    if x is not None and x == int(x):
+        return str(int(x))
+    return fmt(x)
+
+
+def median_or_none(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def scale_rows(runs):
+    """CSV rows of the all-to-all phase, one per figure and guest count."""
+    rows = []
+    figs = (
+        ("scale_setup", "connection setup: first round trip, cold", "ms", "setup"),
+        ("scale_warm_rtt", "round trip on a warm connection", "us", "warm"),
+        ("scale_kmem_per_peer", "kernel memory per peer", "KiB", "kmem"),
+        ("scale_slab_per_peer", "  of which unreclaimable slab", "KiB", "slab"),
+        ("scale_vmalloc_per_peer", "  of which vmalloc", "KiB", "vmalloc"),
+        ("scale_qp_per_node", "QPs per node, connections up", "QPs", "qp1"),
+        ("scale_qp_per_peer", "QPs per peer", "QPs", "qp_peer"),
+        ("scale_cq_per_peer", "CQs per peer", "CQs", "cq_peer"),
+        ("scale_mr_per_peer", "MRs per peer", "MRs", "mr_peer"),
+        ("scale_mr_per_node", "MRs per node after the streams", "MRs", "mr2"),
+        ("scale_stream_tput", "RDMA WRITE stream, each", "MiB/s", "tput"),
+    )
+    for r in runs:
+        n = r["guests"]
+        for name, text, unit, key in figs:
+            c = cell_of(r[key], unit)
+            rows.append({"name": name, "size": r["size"] or 0,
+                         "inflight": r["depth"] or 0, "unit": unit,
+                         "label": f"all to all, {n} guests: {text.strip()}",
+                         "ours": c, "distro": None, "raw": None, "od": None,
+                         "or": None, "guests": n,
+                         "better": "higher" if unit == "MiB/s" else "lower"})
+        agg = cell_of([sum(r["tput"])] if r["tput"] else [], "MiB/s")
+        rows.append({"name": "scale_aggregate_tput", "size": r["size"] or 0,
+                     "inflight": r["depth"] or 0, "unit": "MiB/s",
+                     "label": f"all to all, {n} guests: aggregate throughput",
+                     "ours": agg, "distro": None, "raw": None, "od": None,
+                     "or": None, "guests": n})
+    if len(runs) >= 2:
+        lo, hi = runs[0], runs[-1]
+        for name, key, text in (("scale_kmem_growth", "kmem", "kernel memory per peer"),
+                                ("scale_setup_growth", "setup", "connection setup"),
+                                ("scale_qp_growth", "qp_peer", "QPs per peer")):
+            q = ratio(median_or_none(hi[key]), median_or_none(lo[key]))
+            rows.append({"name": name, "size": lo["size"] or 0,
+                         "inflight": lo["depth"] or 0, "unit": "x",
+                         "label": f"all to all: {text}, {hi['guests']} guests "
+                                  f"/ {lo['guests']}",
+                         "ours": cell_of([q], "x"), "distro": None,
+                         "raw": None, "od": None, "or": None,
+                         "guests": hi["guests"], "better": "lower"})
+    return rows
+
+
+def scale_table(runs, env):
+    if not runs:
+        return []
+    size = next((r["size"] for r in runs if r["size"]), None)
+    depth = next((r["depth"] for r in runs if r["depth"]), None)
+    out = ["", f"All to all (ours only): 2 to N guests on one Ethernet segment "
+           f"(udp-hub), every guest connects to every other, then streams "
+           f"RDMA WRITE by MAP, {size_str(size) if size else '?'} x{depth or '?'}, "
+           f"{env.get('scale_secs', '?')} s, to every other at once.",
+           "Setup: first round trip on a cold connection (connections "
+           "opened one at a time per guest); kernel KiB/peer: (MemTotal - "
+           "MemFree - PcpFree - LRU - SReclaimable) after the connections came "
+           "up, less before, over the peers; cells: median [min-max] over "
+           "connections, nodes or streams.", ""]
+    head = ("guests", "setup ms", "warm RTT us", "kernel KiB/peer",
+            "slab KiB/peer", "vmalloc KiB/peer", "QPs/node", "QPs/peer",
+            "MRs/peer", "MRs/node", "MiB/s each", "aggregate MiB/s",
+            "streams ok")
+    body = []
+    for r in runs:
+        setup = cell_of(r["setup"], "ms").text()
+        if r["conn_failed"]:
+            setup += f" ({r['conn_failed']} failed)"
+        body.append((str(r["guests"]), setup,
+                     cell_of(r["warm"], "us").text(),
+                     cell_of(r["kmem"], "KiB").text(),
+                     cell_of(r["slab"], "KiB").text(),
+                     cell_of(r["vmalloc"], "KiB").text(),
+                     num(median_or_none(r["qp1"])),
+                     num(median_or_none(r["qp_peer"])),
+                     num(median_or_none(r["mr_peer"])),
+                     num(median_or_none(r["mr2"])),
+                     cell_of(r["tput"], "MiB/s").text(),
+                     fmt(sum(r["tput"])) if r["tput"] else "-",
+                     f"{r['streams'] - r['streams_failed']}/{r['streams']}"))
+    out += columns(head, body, 1)
+    if len(runs) >= 2:
+        lo, hi = runs[0], runs[-1]
+        parts = []
+        for key, text in (("kmem", "kernel memory"), ("setup", "setup time"),
+                          ("qp_peer", "QPs")):
+            q = ratio(median_or_none(hi[key]), median_or_none(lo[key]))
+            if q is None:
+                parts.append(f"{text} -")
+            else:
+                parts.append(f"{text} {q:.2f}x ({'flat' if q < FLAT else 'GROWS'})")
+        out += ["", f"Per peer, {hi['guests']} guests against {lo['guests']} "
+                f"(flat: below {FLAT:.2f}x): " + ", ".join(parts)]
+    big = runs[-1]
+    kmem = median_or_none(big["kmem"])
+    qpp = median_or_none(big["qp_peer"])
+    qp0 = median_or_none(big["qp0"])
+    mrp = median_or_none(big["mr_peer"])
+    mr2 = median_or_none(big["mr2"])
+    if kmem is not None and qpp is not None and qp0 is not None:
+        peers = 999
+        mem = peers * kmem
+        line = (f"Paper model, 1,000 nodes all to all (per-peer costs of the "
+                f"{big['guests']}-guest run): QPs per node {num(qp0)} + "
+                f"{peers} x {num(qpp)} = {num(qp0 + peers * qpp)}; kernel memory "
+                f"per node {peers} x {num(kmem)} KiB = {num(mem / 1024)} MiB")
+        if mrp is not None and mr2 is not None:
+            line += (f"; MRs per node {num(mr2)} (after the streams) + "
+                     f"{peers} x {num(mrp)} = {num(mr2 + peers * mrp)}")
+        out += [line]
+    return out
+
+
 def read_env(res):
     env = {}
     try:
@@ -263,7 +624,7 @@ def header_lines(env):
     return lines
 
 
-def make_table(rows, env, notes):
+def make_table(rows, env, notes, extra=()):
     head = ("figure", "unit", "ours", "distro", "raw verbs", "ours/distro",
             "ours/raw")
     body = []
@@ -280,8 +641,14 @@ def make_table(rows, env, notes):
         return "  ".join(c.ljust(w) if i < 2 else c.rjust(w)
                          for i, (c, w) in enumerate(zip(cols, widths))).rstrip()
 
-    out = header_lines(env) + ["", line(head), line(["-" * w for w in widths])]
-    out += [line(b) for b in body]
+    out = header_lines(env) + [""]
+    if any(r["ours"].values or r["distro"].values or
+           (r["raw"] and r["raw"].values) for r in rows):
+        out += [line(head), line(["-" * w for w in widths])]
+        out += [line(b) for b in body]
+    else:
+        out += ["(no figure of ours against the distribution's: phases rds "
+                "and verbs not run or nothing measured)"]
     by = {(r["name"], r["size"]): r for r in rows}
     recl = []
     for size in (4096, 65536):
@@ -293,6 +660,7 @@ def make_table(rows, env, notes):
     if recl:
         out += ["", "Bulk reclaim, ours: one barrier per 16 operations against "
                 "a notification per operation: " + ", ".join(recl)]
+    out += list(extra)
     if notes:
         out += ["", "Bench warnings (vm-run.sh checks that failed; see the logs):"]
         out += ["  " + n for n in notes]
@@ -306,11 +674,14 @@ def write_csv(path, rows):
         for s in ("ours", "distro", "raw"):
             cols += [f"{s}_median", f"{s}_min", f"{s}_max", f"{s}_rounds",
                      f"{s}_status"]
-        cols += ["raw_config", "ours_over_distro", "ours_over_raw"]
+        cols += ["raw_config", "ours_over_distro", "ours_over_raw",
+                 "live_keys", "guests"]
         w.writerow(cols)
         for r in rows:
+            better = r.get("better") or ("lower" if lower_is_better(r["unit"])
+                                         else "higher")
             row = [r["label"], r["name"], r["size"], r["inflight"], r["unit"],
-                   "lower" if lower_is_better(r["unit"]) else "higher"]
+                   better]
             for s in ("ours", "distro", "raw"):
                 c = r[s]
                 if c is None:
@@ -322,7 +693,8 @@ def write_csv(path, rows):
                         c.rounds(), c.status()]
             row += [r["raw"].config if r["raw"] else "",
                     "" if r["od"] is None else f"{r['od']:.4f}",
-                    "" if r["or"] is None else f"{r['or']:.4f}"]
+                    "" if r["or"] is None else f"{r['or']:.4f}",
+                    r.get("live_keys", ""), r.get("guests", "")]
             w.writerow(row)
 
 
@@ -440,15 +812,25 @@ def main():
             "od": ratio(ours.median(), distro.median()),
             "or": ratio(ours.median(), rawc.median()) if rawc else None,
         })
-    table = make_table(rows, env, kernel_log_notes(res))
+    krows = keys_rows(res)
+    runs = load_scale(res)
+    srows = scale_rows(runs)
+    for r in krows + srows:
+        if not r["name"].endswith(("_ratio", "_growth")):
+            measured += len(r["ours"].values)
+    extra = keys_table(krows, env) + scale_table(runs, env)
+    table = make_table(rows, env, kernel_log_notes(res), extra)
     with open(os.path.join(res, "table.txt"), "w") as f:
         f.write(table)
-    write_csv(os.path.join(res, "results.csv"), rows)
-    chart = write_chart(res, rows, env)
+    write_csv(os.path.join(res, "results.csv"), rows + krows + srows)
+    chart = False
+    measured_main = any(r["ours"].values or r["distro"].values for r in rows)
+    if measured_main:
+        chart = write_chart(res, rows, env)
     sys.stdout.write(table)
     print(f"\nresults: {res}/ (table.txt, results.csv, "
           f"{'chart.png, ' if chart else ''}env.txt, phase logs)")
-    if not chart:
+    if not chart and measured_main:
         print("no chart: gnuplot is not installed (make deps) or failed")
     return 0 if measured else 1
 

@@ -3,11 +3,15 @@
 #
 # bench.sh - "make bench": the project's RDS modules against the
 # distribution's, side by side, and the raw-verbs ceiling, on the qemu
-# bench (two guests booting Debian's 6.1 kernel, linked by soft-RoCE).
+# bench (two guests booting Debian's 6.1 kernel, linked by soft-RoCE);
+# then ours alone with 10,000 live keys, and all to all on 2 to 4 guests.
 #
 # Usage: tools/testing/bench/bench.sh [--rounds N] [--time SECS]
 #		[--kernel SERIES] [--verbs-smp LIST] [--verbs-rounds N]
-#		[--no-verbs] [--points OPTIONS] [--results DIR]
+#		[--no-verbs] [--no-keys] [--no-scale] [--only PHASES]
+#		[--points OPTIONS] [--live-keys N] [--keys-pool N]
+#		[--keys-time SECS] [--scale-guests LIST] [--scale-time SECS]
+#		[--scale-size BYTES] [--scale-depth N] [--results DIR]
 #
 #   --rounds N       rounds of each module set (default 3); each figure
 #                    is reported as the median and the spread (min-max)
@@ -18,10 +22,22 @@
 #                    see Documentation/networking/rds_zc-bench.rst)
 #   --verbs-rounds N rounds of each raw-verbs phase (default 2)
 #   --no-verbs       leave the raw-verbs phase out
+#   --no-keys        leave the live-keys phase out
+#   --no-scale       leave the all-to-all phase out
+#   --only PHASES    run only these phases, comma-separated: rds, verbs,
+#                    keys, scale (e.g. --only scale)
 #   --points OPTIONS rds-zc-bench client options that choose the points,
 #                    in one argument (e.g. --points "--tests rdma --keys
 #                    map"): a focused comparison of ours and distro; the
 #                    table has those rows only
+#   --live-keys N    keys the live-keys phase holds (default 10000)
+#   --keys-pool N    rds_zc_ib fmr_pool_size in that phase (default 16384)
+#   --keys-time SECS length of its points (default 3); --rounds rounds
+#   --scale-guests LIST  guest counts of the all-to-all phase, one boot
+#                    each (default 2,3,4)
+#   --scale-time SECS    length of its streams (default 4)
+#   --scale-size BYTES, --scale-depth N  its RDMA WRITE cycle (default
+#                    4096 bytes, 4 in flight)
 #   --results DIR    results folder (default build/bench/TIMESTAMP)
 #
 # Phases, each one vm-run.sh boot of two guests:
@@ -36,6 +52,15 @@
 #      --verbs-smp.  perftest busy-polls its completion queue, which on a
 #      one-CPU guest competes with rxe's own work; the ceiling of a figure
 #      is the best any of these phases measured.
+#   3. keys: ours only; both guests load rds_zc_ib again with a larger
+#      fmr_pool_size, then --rounds rounds of the x1 RDMA WRITE cycle by
+#      MAP at 4 KiB and 64 KiB with 0 and with --live-keys keys held by
+#      the client (rds-zc-bench --live-keys), alternating.
+#   4. scale-gN: ours, N guests on one udp-hub segment (vm-run.sh --hub),
+#      for each N of --scale-guests: every guest sets up a connection to
+#      every other (timing the first round trip), samples its memory and
+#      RDMA resources before and after, then streams RDMA WRITEs to every
+#      other at once (bench-guest.sh scale).
 # Then tools/testing/bench/bench-report.py prints the table (median
 # [min-max] per figure: ours, distro, raw verbs, ours/distro, ours/raw) and
 # writes results.csv, table.txt, chart.png (gnuplot) and env.txt into the
@@ -56,7 +81,18 @@ kernel=6.1
 verbs_smp=1,2
 verbs_rounds=2
 verbs=1
+keys=1
+scale=1
+rds=1
+only=
 points=
+live_keys=10000
+keys_pool=16384
+keys_secs=3
+scale_guests=2,3,4
+scale_secs=4
+scale_size=4096
+scale_depth=4
 out=
 
 usage() {
@@ -72,6 +108,16 @@ while [ $# -gt 0 ]; do
 	--verbs-smp) verbs_smp=${2:?}; shift 2 ;;
 	--verbs-rounds) verbs_rounds=${2:?}; shift 2 ;;
 	--no-verbs) verbs=0; shift ;;
+	--no-keys) keys=0; shift ;;
+	--no-scale) scale=0; shift ;;
+	--only) only=${2:?}; shift 2 ;;
+	--live-keys) live_keys=${2:?}; shift 2 ;;
+	--keys-pool) keys_pool=${2:?}; shift 2 ;;
+	--keys-time) keys_secs=${2:?}; shift 2 ;;
+	--scale-guests) scale_guests=${2:?}; shift 2 ;;
+	--scale-time) scale_secs=${2:?}; shift 2 ;;
+	--scale-size) scale_size=${2:?}; shift 2 ;;
+	--scale-depth) scale_depth=${2:?}; shift 2 ;;
 	--points) points=${2:?}; shift 2 ;;
 	--results) out=${2:?}; shift 2 ;;
 	-h|--help) usage ;;
@@ -82,6 +128,22 @@ done
 [[ $secs =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "bench: --time takes seconds" >&2; exit 2; }
 [[ $verbs_smp =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || { echo "bench: --verbs-smp takes numbers >= 1, comma-separated" >&2; exit 2; }
 [[ $verbs_rounds =~ ^[1-9][0-9]*$ ]] || { echo "bench: --verbs-rounds takes a number >= 1" >&2; exit 2; }
+[[ $live_keys =~ ^[1-9][0-9]*$ ]] || { echo "bench: --live-keys takes a number >= 1" >&2; exit 2; }
+[[ $keys_pool =~ ^[1-9][0-9]*$ ]] || { echo "bench: --keys-pool takes a number >= 1" >&2; exit 2; }
+[[ $keys_secs =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "bench: --keys-time takes seconds" >&2; exit 2; }
+[[ $scale_guests =~ ^[2-9](,[2-9])*$ ]] || { echo "bench: --scale-guests takes numbers 2 to 9, comma-separated" >&2; exit 2; }
+[[ $scale_secs =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "bench: --scale-time takes seconds" >&2; exit 2; }
+[[ $scale_size =~ ^[1-9][0-9]*$ ]] || { echo "bench: --scale-size takes bytes" >&2; exit 2; }
+[[ $scale_depth =~ ^[1-9][0-9]*$ ]] || { echo "bench: --scale-depth takes a number >= 1" >&2; exit 2; }
+if [ -n "$only" ]; then
+	[[ $only =~ ^(rds|verbs|keys|scale)(,(rds|verbs|keys|scale))*$ ]] ||
+		{ echo "bench: --only takes rds, verbs, keys, scale, comma-separated" >&2; exit 2; }
+	rds=0 verbs=0 keys=0 scale=0
+	[[ ,$only, == *,rds,* ]] && rds=1
+	[[ ,$only, == *,verbs,* ]] && verbs=1
+	[[ ,$only, == *,keys,* ]] && keys=1
+	[[ ,$only, == *,scale,* ]] && scale=1
+fi
 
 say() {
 	echo "bench: $*"
@@ -104,6 +166,9 @@ mkdir -p "$top/build/bench"
 	{ say "building the modules failed: see build/bench/build.log"; exit 1; }
 make -s -C "$top/tools/rds-zc-bench" >> "$top/build/bench/build.log" 2>&1 ||
 	{ say "building rds-zc-bench failed: see build/bench/build.log"; exit 1; }
+# only for the record of the all-to-all phase's connections
+make -s -C "$top/tools/rds-zc-info" >> "$top/build/bench/build.log" 2>&1 ||
+	say "building rds-zc-info failed (the all-to-all phase runs without it)"
 
 [ -n "$out" ] || out=$top/build/bench/$(date +%Y%m%d-%H%M%S)
 out=$(realpath -m "$out")
@@ -126,6 +191,11 @@ start=$(date +%s)
 	echo "guest_nic=virtio-net"
 	echo "link=soft-RoCE (rdma_rxe) over qemu -netdev socket (UDP on the host's loopback)"
 	echo "accel=qemu TCG"
+	phases=
+	for ph in rds verbs keys scale; do
+		[ "${!ph}" = 1 ] && phases+="${phases:+,}$ph"
+	done
+	echo "phases=$phases"
 } > "$out/env.txt"
 
 # The order of the runs: ours distro | distro ours | ours distro ...
@@ -148,11 +218,14 @@ vm() {	# vm NAME TIMEOUT VM-RUN-OPTIONS... -- GUEST ARGS
 	return $st
 }
 
-vm rds $((120 + rounds * 420)) --modules "${order[0]}" -- \
-	"$here/bench-guest.sh" rds "$secs" --points "$points" "${order[@]}"
+if [ "$rds" = 1 ]; then
+	vm rds $((120 + rounds * 420)) --modules "${order[0]}" -- \
+		"$here/bench-guest.sh" rds "$secs" --points "$points" "${order[@]}"
+fi
 
 # Runs the swaps left out: one boot per module set.
 for set in ours distro; do
+	[ "$rds" = 1 ] || break
 	done_runs=$(grep -l '^# rds-zc-bench: ' "$out"/rds/guest2/run-*-"$set".txt 2>/dev/null | wc -l)
 	missing=$((rounds - done_runs))
 	[ "$missing" -gt 0 ] || continue
@@ -172,8 +245,37 @@ if [ "$verbs" = 1 ]; then
 	done
 fi
 
+# Live keys: rds-zc-bench registers and holds them, which the default
+# pool of 2048 MRs per device cannot: the guests load rds_zc_ib again
+# with fmr_pool_size=--keys-pool.  Under half a minute per round.
+if [ "$keys" = 1 ]; then
+	{
+		echo "live_keys=$live_keys"
+		echo "keys_pool=$keys_pool"
+		echo "keys_secs=$keys_secs"
+	} >> "$out/env.txt"
+	vm keys $((180 + rounds * 300)) --modules ours -- \
+		"$here/bench-guest.sh" keys "$keys_secs" "$rounds" "$live_keys" "$keys_pool"
+fi
+
+# All to all: one boot per guest count, all through the hub so that the
+# counts compare.  With 4 guests on 2 host cores a boot takes 1 to 2
+# minutes and each guest runs 2 (N - 1) rds-zc-bench processes at once.
+if [ "$scale" = 1 ]; then
+	{
+		echo "scale_guests=$scale_guests"
+		echo "scale_secs=$scale_secs"
+		echo "scale_size=$scale_size"
+		echo "scale_depth=$scale_depth"
+	} >> "$out/env.txt"
+	for n in ${scale_guests//,/ }; do
+		vm "scale-g$n" $((300 + n * 90)) --modules ours --guests "$n" --hub -- \
+			"$here/bench-guest.sh" scale "$scale_secs" "$scale_size" "$scale_depth"
+	done
+fi
+
 {
-	echo "kernel=$(sed -n 's/^# vm-run: kernel \([^,]*\),.*/\1/p' "$out/rds.log" | head -n 1)"
+	echo "kernel=$(sed -n 's/^# vm-run: kernel \([^,]*\),.*/\1/p' "$out"/*.log 2>/dev/null | head -n 1)"
 	echo "host_load_end=$(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "wall_secs=$(($(date +%s) - start))"
 } >> "$out/env.txt"

@@ -17,6 +17,8 @@
 #                        10.0.0.K/24 on eth0.  N = 2: one point-to-point link.
 #                        N > 2: all guests on one Ethernet segment through
 #                        udp-hub.py (unicast UDP on the host's loopback).
+#   --hub                two guests through udp-hub.py as well, like more
+#                        (runs that compare guest counts).
 #   --modules ours|distro|none[,...]
 #                        RDS modules to load in each guest (default ours):
 #                        ours = modprobe ib_core rdma_cm, then insmod
@@ -75,6 +77,7 @@ timeout_s=600
 mem=1024
 smp=1
 nic=virtio
+hub=0
 judge_dir=
 
 usage() {
@@ -225,6 +228,7 @@ while [ $# -gt 0 ]; do
 	--mem) mem=${2:?}; shift 2 ;;
 	--smp) smp=${2:?}; shift 2 ;;
 	--nic) nic=${2:?}; shift 2 ;;
+	--hub) hub=1; shift ;;
 	--judge) judge_dir=${2:?}; shift 2 ;;
 	-h|--help) usage ;;
 	--) shift; break ;;
@@ -377,14 +381,15 @@ PY
 # netdev[K] is the -netdev option of guest K.
 declare -a netdev
 hub_pid=
-if [ "$guests" -le 2 ]; then
+if [ "$guests" -eq 1 ] || { [ "$guests" -eq 2 ] && [ "$hub" = 0 ]; }; then
 	# N = 2: guest 1 and 2 send to each other's port.  N = 1: the link
 	# leads to a port that nobody reads (eth0 still exists, for rxe).
 	read -r -a ports <<< "$(free_udp_ports 2)"
 	netdev[1]="socket,id=n0,udp=127.0.0.1:${ports[1]},localaddr=127.0.0.1:${ports[0]}"
 	netdev[2]="socket,id=n0,udp=127.0.0.1:${ports[0]},localaddr=127.0.0.1:${ports[1]}"
 else
-	# N > 2: a hub port and a guest port per guest; the hub floods frames.
+	# N > 2 (or --hub): a hub port and a guest port per guest; the hub
+	# floods frames.
 	read -r -a ports <<< "$(free_udp_ports $((2 * guests)))"
 	hub_args=()
 	for ((k = 1; k <= guests; k++)); do

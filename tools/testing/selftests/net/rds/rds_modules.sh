@@ -8,9 +8,10 @@
 #   rds_modules_unload	# every RDS socket must be closed first
 #   rds_modules_load
 #
-# ours: rds_zc_ib and rds_zc from RDS_MODULE_DIR; distro: rds_rdma (and
-# rds_tcp, if something loaded it) and rds.  Both print what went wrong and
-# return non-zero on failure.
+# ours: rds_zc_ib and rds_zc from RDS_MODULE_DIR, rds_zc_ib with the
+# parameters RDS_ZC_IB_PARAMS holds, if any (e.g. "fmr_pool_size=16384");
+# distro: rds_rdma (and rds_tcp, if something loaded it) and rds.  Both
+# print what went wrong and return non-zero on failure.
 
 rds_modules_list() {
 	case ${RDS_MODULES:-} in
@@ -53,11 +54,15 @@ rds_modules_unload() {
 }
 
 rds_modules_load() {
+	local params
+
 	case ${RDS_MODULES:-} in
 	ours)
+		read -r -a params <<< "${RDS_ZC_IB_PARAMS:-}"
 		modprobe ib_core && modprobe rdma_cm || return 1
 		[ -e /sys/module/rds_zc ] || insmod "$RDS_MODULE_DIR/rds_zc.ko" || return 1
-		[ -e /sys/module/rds_zc_ib ] || insmod "$RDS_MODULE_DIR/rds_zc_ib.ko" || return 1
+		[ -e /sys/module/rds_zc_ib ] ||
+			insmod "$RDS_MODULE_DIR/rds_zc_ib.ko" "${params[@]}" || return 1
 		;;
 	distro)
 		modprobe rds_rdma || return 1
