@@ -55,32 +55,47 @@ void rds_defer_sock_init(struct rds_sock *rs)
 	INIT_DELAYED_WORK(&rs->defer_w, rds_defer_work);
 }
 
+static void rds_defer_queued(struct work_struct *work)
+{
+	struct rds_deferred *d = container_of(work, struct rds_deferred, work);
+
+	d->fn(d);
+}
+
 /**
  * rds_defer() - leave a release to the socket's owner
- * @rs: the socket; @d holds a reference on it until @d->fn has run
- * @d: the release, @d->fn set
+ * @rs: the socket, or NULL; @d holds a reference on it until @fn has run
+ * @d: the release
+ * @fn: runs it, in process context
+ * @wq: where it runs when there is no owner to run it: @rs is NULL or
+ *	closed
  *
  * Context: any.
- * Return: true if deferred; false once the socket is closed: the caller
- * runs the release some other way.
  */
-bool rds_defer(struct rds_sock *rs, struct rds_deferred *d)
+void rds_defer(struct rds_sock *rs, struct rds_deferred *d,
+	       void (*fn)(struct rds_deferred *d),
+	       struct workqueue_struct *wq)
 {
 	unsigned long flags;
-	bool first;
+	bool deferred = false;
 
-	spin_lock_irqsave(&rs->defer_lock, flags);
-	if (rs->defer_closed) {
+	d->fn = fn;
+	if (rs) {
+		spin_lock_irqsave(&rs->defer_lock, flags);
+		if (!rs->defer_closed) {
+			deferred = true;
+			/* Under the lock: close() cancels the work after it. */
+			if (list_empty(&rs->defer_list))
+				queue_delayed_work(system_wq, &rs->defer_w,
+						   RDS_DEFER_DELAY);
+			list_add_tail(&d->item, &rs->defer_list);
+		}
 		spin_unlock_irqrestore(&rs->defer_lock, flags);
-		return false;
 	}
-	first = list_empty(&rs->defer_list);
-	list_add_tail(&d->item, &rs->defer_list);
-	/* Under the lock: close() cancels the work after it took the lock. */
-	if (first)
-		queue_delayed_work(system_wq, &rs->defer_w, RDS_DEFER_DELAY);
-	spin_unlock_irqrestore(&rs->defer_lock, flags);
-	return true;
+	if (!deferred) {
+		INIT_WORK(&d->work, rds_defer_queued);
+		queue_work(wq, &d->work);
+	}
 }
 
 /**

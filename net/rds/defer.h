@@ -16,17 +16,21 @@
 #define _RDS_ZC_DEFER_H
 
 #include <linux/list.h>
+#include <linux/workqueue.h>
 
 struct rds_sock;
 
 /* One deferred release; @fn runs it, in process context. */
 struct rds_deferred {
-	struct list_head item;
+	struct list_head item;		/* on the socket's list, */
+	struct work_struct work;	/* or queued, once it is closed */
 	void (*fn)(struct rds_deferred *d);
 };
 
 void rds_defer_sock_init(struct rds_sock *rs);
-bool rds_defer(struct rds_sock *rs, struct rds_deferred *d);
+void rds_defer(struct rds_sock *rs, struct rds_deferred *d,
+	       void (*fn)(struct rds_deferred *d),
+	       struct workqueue_struct *wq);
 void rds_defer_run(struct rds_sock *rs);
 void rds_defer_sock_close(struct rds_sock *rs);
 

@@ -11,7 +11,7 @@
  * cookie, on the connection's QP (rds_ib_mr_chain), so the HCA has run
  * it before the peer can learn the cookie, and nothing waits for it.
  * A release posts its LOCAL_INV and returns, and the
- * completion finishes it (rds_ib_inv_work): the MR goes back to the pool
+ * completion finishes it (rds_ib_inv_done): the MR goes back to the pool
  * and only then does the core unpin the pages (rds_zc_mr_invalidated).
  * Nothing serialises a device: any number of sockets register and
  * release at once, bounded only by the QP's send queue (sq_slots).
@@ -123,26 +123,6 @@ static struct rds_ib_mr *rds_ib_reg_wc(struct ib_wc *wc)
 static void rds_ib_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	complete(&rds_ib_reg_wc(wc)->done);
-}
-
-static void rds_ib_inv_work(struct work_struct *work);
-static void rds_ib_mr_finish(struct rds_ib_mr *imr, bool posted, bool inv_ok);
-
-/*
- * A LOCAL_INV completed.  A dead key returns its MR to the pool without
- * sleeping, so the release ends here, with no worker on the way of the
- * woken reader; a failed one deregisters the MR, which sleeps.
- */
-static void rds_ib_inv_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct rds_ib_mr *imr = rds_ib_reg_wc(wc);
-
-	if (imr->status != IB_WC_SUCCESS) {
-		queue_work(rds_ib_mr_wq, &imr->work);
-		return;
-	}
-	rds_ib_stat_inc(RDS_IB_STAT_MR_INVALIDATE);	/* one posted ended */
-	rds_ib_mr_finish(imr, true, true);
 }
 
 /* A new random key byte for @mr, never the one it has now. */
@@ -537,6 +517,36 @@ static void rds_ib_inv_work(struct work_struct *work)
 	rds_ib_mr_finish(imr, true, imr->status == IB_WC_SUCCESS);
 }
 
+/*
+ * A LOCAL_INV completed.  A dead key returns its MR to the pool without
+ * sleeping, so the release ends here, with no worker on the way of the
+ * woken reader; a failed one deregisters the MR, which sleeps.
+ */
+static void rds_ib_inv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rds_ib_mr *imr = rds_ib_reg_wc(wc);
+
+	if (imr->status != IB_WC_SUCCESS) {
+		queue_work(rds_ib_mr_wq, &imr->work);
+		return;
+	}
+	rds_ib_stat_inc(RDS_IB_STAT_MR_INVALIDATE);	/* one posted ended */
+	rds_ib_mr_finish(imr, true, true);
+}
+
+/*
+ * The LOCAL_INV of a release, whose completion (rds_ib_inv_done()) ends
+ * it.  Caller holds mrd->lock and has counted it in nr_releasing.
+ */
+static void rds_ib_inv_wr(struct rds_ib_mr *imr, struct ib_send_wr *wr)
+{
+	INIT_WORK(&imr->work, rds_ib_inv_work);
+	imr->cqe.done = rds_ib_inv_done;
+	wr->opcode = IB_WR_LOCAL_INV;
+	wr->ex.invalidate_rkey = imr->mr->rkey;
+	wr->wr_cqe = &imr->cqe;
+}
+
 /**
  * rds_ib_mr_sync() - hand an MR's pages to the device or to the CPU
  * @mr: a registered MR
@@ -589,9 +599,6 @@ void rds_ib_mr_dereg(struct rds_mr *mr)
 	struct ib_send_wr wr = {};
 	bool post;
 
-	INIT_WORK(&imr->work, rds_ib_inv_work);
-	imr->cqe.done = rds_ib_inv_done;
-
 	/* Device removal waits for qp_sem: the MR and the PD stay. */
 	down_read(&mrd->qp_sem);
 	spin_lock_bh(&mrd->lock);
@@ -605,9 +612,7 @@ void rds_ib_mr_dereg(struct rds_mr *mr)
 	post = imr->mr && mrd->qp && !mrd->dead;
 	if (post) {
 		mrd->nr_releasing++;
-		wr.opcode = IB_WR_LOCAL_INV;
-		wr.ex.invalidate_rkey = imr->mr->rkey;
-		wr.wr_cqe = &imr->cqe;
+		rds_ib_inv_wr(imr, &wr);
 	}
 	spin_unlock_bh(&mrd->lock);
 	if (post && !rds_ib_reg_post(mrd, &wr)) {
@@ -641,22 +646,15 @@ bool rds_ib_mr_dereg_nowait(struct rds_mr *mr)
 {
 	struct rds_ib_mr *imr = mr->tp;
 	struct rds_ib_mr_dev *mrd = &imr->rdev->mrd;
-	struct ib_send_wr wr = {
-		.opcode = IB_WR_LOCAL_INV,
-		.send_flags = IB_SEND_SIGNALED,
-		.wr_cqe = &imr->cqe,
-	};
+	struct ib_send_wr wr = { .send_flags = IB_SEND_SIGNALED };
 	bool posted = false;
-
-	INIT_WORK(&imr->work, rds_ib_inv_work);
-	imr->cqe.done = rds_ib_inv_done;
 
 	spin_lock_bh(&mrd->lock);
 	if (imr->state == RDS_IB_MR_IDLE || !imr->mr || mrd->dead ||
 	    !mrd->qp || mrd->qp_resetting || down_trylock(&mrd->sq_slots))
 		goto out;
-	wr.ex.invalidate_rkey = imr->mr->rkey;
 	mrd->nr_releasing++;	/* the completion waits for the lock */
+	rds_ib_inv_wr(imr, &wr);
 	if (ib_post_send(mrd->qp, &wr, NULL)) {
 		mrd->nr_releasing--;
 		up(&mrd->sq_slots);

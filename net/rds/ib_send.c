@@ -491,20 +491,21 @@ int rds_ib_xmit(struct rds_conn *conn, struct rds_msg *m, unsigned int *frag)
 			slot->op_last = *frag == nr - 1;
 		}
 
-		slot->dma_single = m->data;
-		if (m->len && m->data) {	/* one fragment */
-			slot->dma_len = m->len;
-			slot->dma = ib_dma_map_single(ibdev, m->data,
-						      slot->dma_len,
-						      DMA_TO_DEVICE);
-		} else if (m->len) {
-			slot->dma_len = min_t(size_t, m->len - off,
-					      RDS_IB_FRAG_SIZE);
-			slot->dma = ib_dma_map_page(ibdev, m->pages[*frag],
-						    0, slot->dma_len,
-						    DMA_TO_DEVICE);
-		}
 		if (m->len) {
+			slot->dma_single = m->data;	/* one fragment */
+			if (slot->dma_single) {
+				slot->dma_len = m->len;
+				slot->dma = ib_dma_map_single(ibdev, m->data,
+							      slot->dma_len,
+							      DMA_TO_DEVICE);
+			} else {
+				slot->dma_len = min_t(size_t, m->len - off,
+						      RDS_IB_FRAG_SIZE);
+				slot->dma = ib_dma_map_page(ibdev,
+							    m->pages[*frag], 0,
+							    slot->dma_len,
+							    DMA_TO_DEVICE);
+			}
 			if (ib_dma_mapping_error(ibdev, slot->dma)) {
 				slot->dma = 0;
 				atomic_inc(&ic->send_free);

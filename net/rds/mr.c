@@ -81,8 +81,9 @@ int rds_rdma_charge(struct mm_struct *mm, unsigned long nr)
 
 /* ------------------------------------------------------------- MRs */
 
-static void rds_mr_unpin(struct rds_mr *mr)
+static void rds_mr_unpin(struct rds_deferred *d)
 {
+	struct rds_mr *mr = container_of(d, struct rds_mr, unpin_d);
 	struct rds_sock *rs = mr->rs;
 
 	trace_rds_mr_unpinned(mr->rkey, mr->len, mr->nr_pages);
@@ -95,16 +96,6 @@ static void rds_mr_unpin(struct rds_mr *mr)
 	if (atomic_dec_and_test(&rs->mr_pending))
 		wake_up(&rs->mr_wait);
 	sock_put(&rs->sk);
-}
-
-static void rds_mr_unpin_work(struct work_struct *work)
-{
-	rds_mr_unpin(container_of(work, struct rds_mr, unpin_w));
-}
-
-static void rds_mr_unpin_deferred(struct rds_deferred *d)
-{
-	rds_mr_unpin(container_of(d, struct rds_mr, unpin_d));
 }
 
 static void rds_mr_waiter_put(struct rds_mr_waiter *w)
@@ -133,11 +124,7 @@ void rds_zc_mr_invalidated(struct rds_mr *mr)
 	atomic64_sub(mr->nr_pages, &mr->mm->pinned_vm);
 	if (atomic_dec_and_test(&rs->mr_releasing))
 		wake_up(&rs->mr_wait);
-	mr->unpin_d.fn = rds_mr_unpin_deferred;
-	if (!rds_defer(rs, &mr->unpin_d)) {
-		INIT_WORK(&mr->unpin_w, rds_mr_unpin_work);
-		queue_work(rds_mr_wq, &mr->unpin_w);
-	}
+	rds_defer(rs, &mr->unpin_d, rds_mr_unpin, rds_mr_wq);
 	if (waiter) {
 		complete(&waiter->done);
 		rds_mr_waiter_put(waiter);

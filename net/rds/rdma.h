@@ -64,8 +64,7 @@ struct rds_mr {
 	struct rds_sock	*rs;		/* referenced until unpinned */
 	struct rds_mr_waiter *invalidated; /* told once the key is dead */
 	struct work_struct free_w;	/* release: invalidate */
-	struct work_struct unpin_w;	/* then unpin, on rds_mr_wq, */
-	struct rds_deferred unpin_d;	/* or by the socket's owner */
+	struct rds_deferred unpin_d;	/* then unpin (defer.h) */
 };
 
 /*
@@ -114,8 +113,7 @@ struct rds_rdma_op {
 	void		*dma_dev;	/* the device they are mapped for */
 	struct scatterlist *next_sg;	/* first mapped entry not posted */
 	u64		posted;		/* bytes posted */
-	struct work_struct free_w;	/* unpin and free, on rds_mr_wq, */
-	struct rds_deferred free_d;	/* or by the socket's owner */
+	struct rds_deferred free_d;	/* unpin and free (defer.h) */
 };
 
 void rds_mr_put(struct rds_mr *mr);

@@ -30,8 +30,10 @@
 #include "trace.h"
 #include "transport.h"
 
-static void rds_rdma_op_finish(struct rds_rdma_op *op)
+static void rds_rdma_op_finish(struct rds_deferred *d)
 {
+	struct rds_rdma_op *op = container_of(d, struct rds_rdma_op, free_d);
+
 	WARN_ON_ONCE(op->dma_nents);	/* the transport unmapped it */
 	sg_free_table(&op->sgt);
 	if (op->pages) {
@@ -48,16 +50,6 @@ static void rds_rdma_op_finish(struct rds_rdma_op *op)
 	kfree(op);
 }
 
-static void rds_rdma_op_free_work(struct work_struct *work)
-{
-	rds_rdma_op_finish(container_of(work, struct rds_rdma_op, free_w));
-}
-
-static void rds_rdma_op_free_deferred(struct rds_deferred *d)
-{
-	rds_rdma_op_finish(container_of(d, struct rds_rdma_op, free_d));
-}
-
 /**
  * rds_rdma_op_free() - release an operation with its message
  * @op: the operation
@@ -68,11 +60,7 @@ static void rds_rdma_op_free_deferred(struct rds_deferred *d)
 void rds_rdma_op_free(struct rds_rdma_op *op)
 {
 	rds_op_untrack(op, false);	/* never handed on, if still there */
-	op->free_d.fn = rds_rdma_op_free_deferred;
-	if (op->rs && rds_defer(op->rs, &op->free_d))
-		return;
-	INIT_WORK(&op->free_w, rds_rdma_op_free_work);
-	queue_work(rds_mr_wq, &op->free_w);
+	rds_defer(op->rs, &op->free_d, rds_rdma_op_finish, rds_mr_wq);
 }
 
 /* Each operation ends once, in one status (RDS_RDMA_*). */
