@@ -10,6 +10,8 @@
  * the REG_MR in front of the first SEND of the message that carries the
  * cookie, on the connection's QP (rds_ib_mr_chain), so the HCA has run
  * it before the peer can learn the cookie, and nothing waits for it.
+ * rxe cannot be trusted with that (rds_ib_mr_chains()): there a MAP
+ * registers as RDS_GET_MR does.
  * A release posts its LOCAL_INV and returns, and the
  * completion finishes it (rds_ib_inv_done): the MR goes back to the pool
  * and only then does the core unpin the pages (rds_zc_mr_invalidated).
@@ -64,6 +66,14 @@ MODULE_PARM_DESC(fmr_pool_size, "Memory regions mapped for RDMA at once, per dev
 unsigned int rds_ib_fmr_message_size = 1024 * 1024;
 module_param_named(fmr_message_size, rds_ib_fmr_message_size, uint, 0444);
 MODULE_PARM_DESC(fmr_message_size, "Largest memory region mapped for RDMA, in bytes (default and maximum 1 MiB: only lowers the core's limit)");
+
+/*
+ * Whether a MAP's REG_MR is chained on the connection's QP: -1 (auto)
+ * chains unless the device re-runs local operations (rds_ib_mr_chains()).
+ */
+static int rds_ib_chain_reg_mr = -1;
+module_param_named(chain_reg_mr, rds_ib_chain_reg_mr, int, 0644);
+MODULE_PARM_DESC(chain_reg_mr, "Post a MAP's REG_MR in front of its SEND on the connection's QP: 1 always, 0 never (register on the registration QP in sendmsg), -1 unless the device is rxe (default)");
 
 /* Free MRs that wait behind one before it is registered again. */
 #define RDS_IB_MR_REUSE_GAP	32
@@ -318,36 +328,20 @@ static void rds_ib_mr_reg_wr(struct rds_ib_mr *imr, struct ib_reg_wr *wr)
 		wr->access |= IB_ACCESS_REMOTE_ATOMIC;
 }
 
-/**
- * rds_ib_mr_reg() - register the core's pinned pages for remote access
- * @net: namespace of the socket
- * @laddr: the address the socket is bound to: its device registers
- * @mr: the core's MR: pages, nr_pages, offset, len set
- *
- * Context: process context, may sleep.
- * Return: 0 with mr->rkey and mr->tp set; -EOPNOTSUPP if the device
- * cannot register, -ENODEV if it is gone, -EINVAL for a region over
- * fmr_message_size + 4 KiB or fmr_message_size / 4 KiB + 1 pages,
- * -EAGAIN when the pool is exhausted, -EBUSY when the pages cannot be
- * DMA-mapped, -EIO if the HCA refused or the registration QP is being
- * recovered from an earlier failure.
+/*
+ * Register on the registration QP and wait for the REG_MR: RDS_GET_MR,
+ * and a MAP on a device that cannot chain.  Return: as rds_ib_mr_reg().
  */
-int rds_ib_mr_reg(struct net *net, __be32 laddr, struct rds_mr *mr)
+static int rds_ib_mr_reg_wait(struct rds_ib_device *rdev, struct rds_mr *mr)
 {
-	struct rds_ib_device *rdev = rds_ib_device_for_addr(net, laddr);
-	struct rds_ib_mr_dev *mrd;
+	struct rds_ib_mr_dev *mrd = &rdev->mrd;
 	struct rds_ib_mr *imr;
 	struct ib_reg_wr wr;
 	int ret;
 
-	if (!rdev)
-		return -ENODEV;
-	mrd = &rdev->mrd;
 	imr = rds_ib_mr_map(rdev, mr);
-	if (IS_ERR(imr)) {
-		rds_ib_device_put(rdev);
+	if (IS_ERR(imr))
 		return PTR_ERR(imr);
-	}
 	rds_ib_mr_reg_wr(imr, &wr);
 	wr.wr.wr_cqe = &imr->cqe;
 	imr->cqe.done = rds_ib_reg_done;
@@ -368,13 +362,56 @@ int rds_ib_mr_reg(struct net *net, __be32 laddr, struct rds_mr *mr)
 		/* Its state is unknown: deregister it, never reuse it. */
 		mr->tp = NULL;
 		rds_ib_mr_drop(imr);
-		rds_ib_device_put(rdev);
 		return ret;
 	}
-	rds_ib_device_put(rdev);
 	imr->state = RDS_IB_MR_VALID;
 	rds_ib_stat_inc(RDS_IB_STAT_MR_REG);
 	return 0;
+}
+
+/**
+ * rds_ib_mr_reg() - register the core's pinned pages for remote access
+ * @net: namespace of the socket
+ * @laddr: the address the socket is bound to: its device registers
+ * @mr: the core's MR: pages, nr_pages, offset, len set
+ *
+ * Context: process context, may sleep.
+ * Return: 0 with mr->rkey and mr->tp set; -EOPNOTSUPP if the device
+ * cannot register, -ENODEV if it is gone, -EINVAL for a region over
+ * fmr_message_size + 4 KiB or fmr_message_size / 4 KiB + 1 pages,
+ * -EAGAIN when the pool is exhausted, -EBUSY when the pages cannot be
+ * DMA-mapped, -EIO if the HCA refused or the registration QP is being
+ * recovered from an earlier failure.
+ */
+int rds_ib_mr_reg(struct net *net, __be32 laddr, struct rds_mr *mr)
+{
+	struct rds_ib_device *rdev = rds_ib_device_for_addr(net, laddr);
+	int ret;
+
+	if (!rdev)
+		return -ENODEV;
+	ret = rds_ib_mr_reg_wait(rdev, mr);
+	rds_ib_device_put(rdev);
+	return ret;
+}
+
+/*
+ * Whether a REG_MR may wait on a connection's QP behind SENDs.  rxe may
+ * not: when it retransmits (a lost packet, a late ACK) it walks its send
+ * queue again from the oldest WR not yet acknowledged and runs every
+ * local operation it meets once more, although it ran it already.  A
+ * REG_MR run twice finds its MR valid, fails, and breaks the connection
+ * ("rxe_reg_fast_mr: ... not free"; seen with 2% packet loss within
+ * seconds, with the distribution's module too).  The registration QP
+ * carries no remote operation, so it never retransmits.
+ */
+static bool rds_ib_mr_chains(struct rds_ib_device *rdev)
+{
+	int chain = READ_ONCE(rds_ib_chain_reg_mr);
+
+	if (chain >= 0)
+		return chain;
+	return rdev->ibdev->ops.driver_id != RDMA_DRIVER_RXE;
 }
 
 /**
@@ -386,6 +423,7 @@ int rds_ib_mr_reg(struct net *net, __be32 laddr, struct rds_mr *mr)
  * As rds_ib_mr_reg(), but the REG_MR is left to rds_ib_mr_chain(), which
  * the transmit path calls before the first SEND of the message carrying
  * the cookie: on one QP the HCA runs it first, and nothing waits for it.
+ * On a device that cannot chain (rds_ib_mr_chains()) it is rds_ib_mr_reg().
  *
  * Context: process context, may sleep.
  * Return: as rds_ib_mr_reg().
@@ -394,9 +432,17 @@ int rds_ib_mr_prepare(struct net *net, __be32 laddr, struct rds_mr *mr)
 {
 	struct rds_ib_device *rdev = rds_ib_device_for_addr(net, laddr);
 	struct rds_ib_mr *imr;
+	int ret;
 
 	if (!rdev)
 		return -ENODEV;
+	if (!rds_ib_mr_chains(rdev)) {
+		ret = rds_ib_mr_reg_wait(rdev, mr);
+		if (!ret)
+			rds_ib_stat_inc(RDS_IB_STAT_MR_REG_UNCHAINED);
+		rds_ib_device_put(rdev);
+		return ret;
+	}
 	imr = rds_ib_mr_map(rdev, mr);
 	rds_ib_device_put(rdev);
 	if (IS_ERR(imr))
@@ -454,7 +500,7 @@ void rds_ib_mr_unchain(struct rds_mr *mr)
  *
  * A failed or flushed one leaves the MR's key in an unknown state: it is
  * not posted again (a REG_MR on a valid MR would fail and break the next
- * QP too), and its release deregisters it unless its LOCAL_INV succeeds.
+ * QP too), and its release deregisters it.
  *
  * Context: send completion (softirq).
  */
@@ -609,7 +655,13 @@ void rds_ib_mr_dereg(struct rds_mr *mr)
 		up_read(&mrd->qp_sem);
 		return;
 	}
-	post = imr->mr && mrd->qp && !mrd->dead;
+	/*
+	 * A REG_MR that failed or was flushed may or may not have run: a
+	 * LOCAL_INV naming its key could fail and take the registration QP
+	 * down with it.  Deregistering kills whatever key the MR has.
+	 */
+	post = imr->mr && mrd->qp && !mrd->dead &&
+	       imr->state != RDS_IB_MR_DIRTY;
 	if (post) {
 		mrd->nr_releasing++;
 		rds_ib_inv_wr(imr, &wr);
@@ -634,8 +686,8 @@ void rds_ib_mr_dereg(struct rds_mr *mr)
  * @mr: the core's MR, registered by rds_ib_mr_reg() or rds_ib_mr_prepare()
  *
  * As rds_ib_mr_dereg() when nothing stands in the way: a registration
- * that was posted, a registration QP that works and has a free send
- * queue entry.  The post is made under mrd->lock, which recovery takes
+ * that was posted and did not fail, a registration QP that works and has
+ * a free send queue entry.  The post is made under mrd->lock, which recovery takes
  * to mark the QP as being reset, and removal to mark the device dead.
  *
  * Context: process or softirq context, interrupts on.
@@ -650,8 +702,9 @@ bool rds_ib_mr_dereg_nowait(struct rds_mr *mr)
 	bool posted = false;
 
 	spin_lock_bh(&mrd->lock);
-	if (imr->state == RDS_IB_MR_IDLE || !imr->mr || mrd->dead ||
-	    !mrd->qp || mrd->qp_resetting || down_trylock(&mrd->sq_slots))
+	if (imr->state == RDS_IB_MR_IDLE || imr->state == RDS_IB_MR_DIRTY ||
+	    !imr->mr || mrd->dead || !mrd->qp || mrd->qp_resetting ||
+	    down_trylock(&mrd->sq_slots))
 		goto out;
 	mrd->nr_releasing++;	/* the completion waits for the lock */
 	rds_ib_inv_wr(imr, &wr);

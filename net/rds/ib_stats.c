@@ -29,6 +29,7 @@ static const char * const rds_ib_stat_names[RDS_IB_STAT_NR] = {
 	[RDS_IB_STAT_TX_ATOMIC]		= "ib_tx_atomic_wrs",
 	[RDS_IB_STAT_MR_REG]		= "ib_mr_registered",
 	[RDS_IB_STAT_MR_REG_CHAINED]	= "ib_mr_reg_chained",
+	[RDS_IB_STAT_MR_REG_UNCHAINED]	= "ib_mr_reg_unchained",
 	[RDS_IB_STAT_MR_INVALIDATE]	= "ib_mr_invalidated",
 	[RDS_IB_STAT_MR_INV_POSTED]	= "ib_mr_invalidate_posted",
 	[RDS_IB_STAT_MR_INV_NOWAIT]	= "ib_mr_invalidate_nowait",

@@ -290,6 +290,7 @@ static const struct counter_desc mr_pool_counters[] = {
 	{ "ib_mr_pool_exhausted", "registrations failed: pool empty" },
 	{ "ib_mr_registered", "fast registrations posted" },
 	{ "ib_mr_reg_chained", "registrations chained to a send" },
+	{ "ib_mr_reg_unchained", "MAP registrations waited for (device cannot chain)" },
 	{ "ib_mr_invalidate_posted", "invalidations posted" },
 	{ "ib_mr_invalidate_nowait", "of those, posted with no worker" },
 	{ "ib_mr_invalidated", "invalidations completed" },

@@ -6,7 +6,38 @@
  */
 #include "rds_rdma.h"
 
-/* The worked example: WRITE into the owner's buffer, NOTIFY_ME. */
+#define CHAIN_PARAM "/sys/module/rds_zc_ib/parameters/chain_reg_mr"
+
+/* Our module's chain_reg_mr: the value it had, -2 if unreadable. */
+static int chain_reg_mr(int value)
+{
+	FILE *f = fopen(CHAIN_PARAM, "r");
+	int old = -2;
+
+	if (f) {
+		if (fscanf(f, "%d", &old) != 1)
+			old = -2;
+		fclose(f);
+	}
+	f = fopen(CHAIN_PARAM, "w");
+	if (f) {
+		fprintf(f, "%d\n", value);
+		if (fclose(f))
+			old = -2;
+	} else {
+		old = -2;
+	}
+	return old;
+}
+
+/*
+ * The worked example: WRITE into the owner's buffer, NOTIFY_ME.  Twice:
+ * our module posts a MAP's REG_MR in front of the request's SEND on the
+ * connection's QP instead of waiting for it in sendmsg() (chain_reg_mr
+ * forced to 1: what a hardware device gets), except on rxe, which runs
+ * local operations again when it retransmits (chain_reg_mr -1, the
+ * default: registered on the registration QP, ib_mr_reg_unchained).
+ */
 void rdma_write_map(int owner)
 {
 	struct rdma_op op = {
@@ -14,18 +45,34 @@ void rdma_write_map(int owner)
 		.off = 3000, .len = 12345,
 	};
 	struct pair p;
-	long long chained = 0;
+	long long chained = 0, unchained = 0;
+	int ours, old = -1;
 
 	pair_start(&p, owner);
-	if (p.owner && !distro(node))
+	ours = p.owner && !distro(node);
+	if (ours) {
+		old = chain_reg_mr(1);
+		ASSERT_TRUE(old != -2, "cannot set " CHAIN_PARAM);
 		chained = rds_counter(p.fd, "ib_mr_reg_chained");
+	}
 	rdma_cycle(&p, &op, 1);
-	/*
-	 * Our module posts a MAP's REG_MR in front of the request's SEND on
-	 * the connection's QP instead of waiting for it in sendmsg().
-	 */
-	if (p.owner && !distro(node))
+	if (ours) {
 		EXPECT_EQ(rds_counter(p.fd, "ib_mr_reg_chained") - chained, 1);
+		chain_reg_mr(-1);
+		chained = rds_counter(p.fd, "ib_mr_reg_chained");
+		unchained = rds_counter(p.fd, "ib_mr_reg_unchained");
+	}
+	op.start += 7;
+	rdma_cycle(&p, &op, 2);
+	if (ours) {
+		int rxe = !access("/sys/class/infiniband/rxe0", F_OK);
+
+		EXPECT_EQ(rds_counter(p.fd, "ib_mr_reg_chained") - chained,
+			  rxe ? 0 : 1);
+		EXPECT_EQ(rds_counter(p.fd, "ib_mr_reg_unchained") - unchained,
+			  rxe ? 1 : 0);
+		chain_reg_mr(old);
+	}
 	pair_end(&p);
 }
 
