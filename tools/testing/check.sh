@@ -287,7 +287,7 @@ if [ "${CHECK_GUESTS:-1}" != 0 ]; then
 			-- "${args[@]}"
 	done
 	# 6.12's guests are slower: about 510 s before rds_storm.sh,
-	# which adds about 100 s.
+	# which adds about 120 s (its lossy case 20 s of that).
 	for pairing in ${CHECK_REMOTE_PAIRINGS_6_12-$REMOTE_PAIRINGS_6_12}; do
 		run_vm "remote-${pairing/,/-}-6.12" run_remote.sh --kernel 6.12 \
 			--guests 2 --modules "$pairing" --nic e1000 \
