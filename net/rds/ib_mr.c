@@ -687,8 +687,9 @@ void rds_ib_mr_dereg(struct rds_mr *mr)
  *
  * As rds_ib_mr_dereg() when nothing stands in the way: a registration
  * that was posted and did not fail, a registration QP that works and has
- * a free send queue entry.  The post is made under mrd->lock, which recovery takes
- * to mark the QP as being reset, and removal to mark the device dead.
+ * a free send queue entry.  The post is made under mrd->lock, which
+ * recovery takes to mark the QP as being reset, and removal to mark the
+ * device dead.
  *
  * Context: process or softirq context, interrupts on.
  * Return: true if the LOCAL_INV is posted (its completion ends the

@@ -285,7 +285,7 @@ not_free() {	# REG_MRs rxe refused because it ran them already
 }
 
 case_lossy() {
-	local name=lossy k out rc=0 n0 p all=() m=()
+	local name=lossy k out rc=0 n0 twice p all=() m=()
 
 	modprobe sch_netem 2>/dev/null
 	barrier "$name-start" || { result 1 "$name: both guests ready"; return; }
@@ -314,9 +314,9 @@ case_lossy() {
 		result "$rc" "$name: a pair registering by $([ "${p#*.k}" = 0 ] && echo MAP || echo RDS_GET_MR) cycles through the losses, every RDMA a success"
 	done
 	tc qdisc del dev "$netdev" root 2>/dev/null
-	k=$(($(not_free) - n0))
-	[ "$k" = 0 ] || diag "$k REG_MR(s) run twice: $(dmesg | grep 'rxe_' | tail -n 4)"
-	result $((k != 0)) "$name: no REG_MR run twice by rxe"
+	twice=$(($(not_free) - n0))
+	[ "$twice" = 0 ] || diag "$twice REG_MR(s) run twice: $(dmesg | grep 'rxe_' | tail -n 4)"
+	result $((twice != 0)) "$name: no REG_MR run twice by rxe"
 	barrier "$name-done" || result 1 "$name: both guests done"
 	check_counts "$name"
 }
