@@ -1,31 +1,76 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Addresses as applications give them: a struct sockaddr_in, or a struct
- * sockaddr_in6 that holds an IPv4-mapped address (::ffff:a.b.c.d), which
- * the distribution's RDS takes wherever it takes an address and treats as
- * the IPv4 address.  Other IPv6 addresses are not carried.
+ * Addresses.  Everywhere inside the modules an RDS address is a struct
+ * in6_addr: an IPv4 address a.b.c.d is held IPv4-mapped, ::ffff:a.b.c.d,
+ * as the distribution's RDS holds it, so that one code path serves both
+ * families.  A link-local IPv6 address is only meaningful with the
+ * interface it lives on, its scope id; every other address has scope 0.
+ *
+ * Applications name addresses with a struct sockaddr_in or a struct
+ * sockaddr_in6; an IPv4-mapped sockaddr_in6 means the IPv4 address.
  */
 #ifndef _RDS_ZC_ADDR_H
 #define _RDS_ZC_ADDR_H
 
+#include <linux/errno.h>
 #include <linux/in.h>
 #include <linux/in6.h>
+#include <linux/jhash.h>
 #include <linux/stddef.h>
 #include <net/ipv6.h>
 
+/* The IPv4 address of a mapped RDS address. */
+static inline __be32 rds_addr_v4(const struct in6_addr *a)
+{
+	return a->s6_addr32[3];
+}
+
+static inline bool rds_addr_is_v4(const struct in6_addr *a)
+{
+	return ipv6_addr_v4mapped(a);
+}
+
+static inline void rds_addr_set_v4(struct in6_addr *a, __be32 v4)
+{
+	ipv6_addr_set_v4mapped(v4, a);
+}
+
+/* A hash of @a, for the tables keyed by address. */
+static inline u32 rds_addr_hash(const struct in6_addr *a, u32 seed)
+{
+	return jhash2((const u32 *)a->s6_addr32, 4, seed);
+}
+
+/* Whether a link-local IPv6 address (it needs a scope id). */
+static inline bool rds_addr_link_local(const struct in6_addr *a)
+{
+	return ipv6_addr_type(a) & IPV6_ADDR_LINKLOCAL;
+}
+
+/* Whether an IPv4 address cannot name one host: 0, broadcast, multicast. */
+static inline bool rds_addr_v4_bad(__be32 a)
+{
+	return a == htonl(INADDR_ANY) || a == htonl(INADDR_BROADCAST) ||
+	       ipv4_is_multicast(a);
+}
+
 /**
- * rds_addr_parse() - the IPv4 address and port a user's sockaddr names
+ * rds_addr_parse() - the address, port and scope a user's sockaddr names
  * @uaddr: the sockaddr, in kernel memory
  * @len: its length
  * @bad_family: the error for a family other than AF_INET and AF_INET6
- * @addr: the address, on success
+ * @addr: the address, on success (IPv4 as IPv4-mapped)
  * @port: the port, on success
+ * @scope: the scope id of a link-local IPv6 address, else 0
+ *
+ * Only the form is checked here; rds_addr_unicast() checks the address.
  *
  * Return: 0; -EINVAL for a length short of the family's sockaddr;
- * -EAFNOSUPPORT for an IPv6 address that is not IPv4-mapped; @bad_family.
+ * @bad_family.
  */
 static inline int rds_addr_parse(const void *uaddr, size_t len,
-				 int bad_family, __be32 *addr, __be16 *port)
+				 int bad_family, struct in6_addr *addr,
+				 __be16 *port, u32 *scope)
 {
 	const struct sockaddr_in6 *sin6 = uaddr;
 	const struct sockaddr_in *sin = uaddr;
@@ -36,20 +81,72 @@ static inline int rds_addr_parse(const void *uaddr, size_t len,
 	case AF_INET:
 		if (len < sizeof(*sin))
 			return -EINVAL;
-		*addr = sin->sin_addr.s_addr;
+		rds_addr_set_v4(addr, sin->sin_addr.s_addr);
 		*port = sin->sin_port;
+		*scope = 0;
 		return 0;
 	case AF_INET6:
 		if (len < sizeof(*sin6))
 			return -EINVAL;
-		if (!ipv6_addr_v4mapped(&sin6->sin6_addr))
-			return -EAFNOSUPPORT;
-		*addr = sin6->sin6_addr.s6_addr32[3];
+		*addr = sin6->sin6_addr;
 		*port = sin6->sin6_port;
+		*scope = rds_addr_link_local(addr) ? sin6->sin6_scope_id : 0;
 		return 0;
 	default:
 		return bad_family;
 	}
+}
+
+/**
+ * rds_addr_unicast() - whether @addr can name one host, as RDS takes it
+ * @addr: an address from rds_addr_parse()
+ * @scope: its scope
+ *
+ * IPv4 (mapped too): not 0, broadcast or multicast.  IPv6: a unicast
+ * address; a link-local one with its scope id.
+ */
+static inline bool rds_addr_unicast(const struct in6_addr *addr, u32 scope)
+{
+	int type;
+
+	if (rds_addr_is_v4(addr))
+		return !rds_addr_v4_bad(rds_addr_v4(addr));
+	type = ipv6_addr_type(addr);
+	if (!(type & IPV6_ADDR_UNICAST))
+		return false;
+	return !(type & IPV6_ADDR_LINKLOCAL) || scope;
+}
+
+/**
+ * rds_addr_fill() - write an address as the application reads it back
+ * @uaddr: room for a struct sockaddr_in6
+ * @addr: the address
+ * @port: the port
+ * @scope: the scope id, for an IPv6 address
+ *
+ * An IPv4(-mapped) address reads as a struct sockaddr_in, any other as a
+ * struct sockaddr_in6, as with the distribution's RDS.
+ * Return: the length written.
+ */
+static inline int rds_addr_fill(void *uaddr, const struct in6_addr *addr,
+				__be16 port, u32 scope)
+{
+	struct sockaddr_in6 *sin6 = uaddr;
+	struct sockaddr_in *sin = uaddr;
+
+	if (rds_addr_is_v4(addr)) {
+		memset(sin, 0, sizeof(*sin));
+		sin->sin_family = AF_INET;
+		sin->sin_addr.s_addr = rds_addr_v4(addr);
+		sin->sin_port = port;
+		return sizeof(*sin);
+	}
+	memset(sin6, 0, sizeof(*sin6));
+	sin6->sin6_family = AF_INET6;
+	sin6->sin6_addr = *addr;
+	sin6->sin6_port = port;
+	sin6->sin6_scope_id = scope;
+	return sizeof(*sin6);
 }
 
 #endif /* _RDS_ZC_ADDR_H */

@@ -8,7 +8,6 @@
  */
 #include <linux/errno.h>
 #include <linux/hash.h>
-#include <linux/jhash.h>
 #include <linux/random.h>
 #include <net/netns/hash.h>
 #include <linux/rculist.h>
@@ -16,6 +15,7 @@
 #include <net/net_namespace.h>
 #include <net/sock.h>
 
+#include "addr.h"
 #include "bind.h"
 #include "sock.h"
 
@@ -30,37 +30,41 @@
 static struct hlist_head rds_bind_hash[1 << RDS_BIND_HASH_BITS];
 static DEFINE_SPINLOCK(rds_bind_lock);	/* writers of rds_bind_hash */
 
-static struct hlist_head *rds_bind_bucket(const struct net *net, __be32 addr,
+static struct hlist_head *rds_bind_bucket(const struct net *net,
+					  const struct in6_addr *addr,
 					  __be16 port)
 {
-	u32 h = jhash_2words((__force u32)addr, (__force u32)port,
-			     net_hash_mix(net));
+	u32 h = rds_addr_hash(addr, net_hash_mix(net) ^ (__force u32)port);
 
 	return &rds_bind_hash[hash_32(h, RDS_BIND_HASH_BITS)];
 }
 
 static bool rds_bind_match(const struct rds_sock *rs, const struct net *net,
-			   __be32 addr, __be16 port)
+			   const struct in6_addr *addr, __be16 port, u32 scope)
 {
-	return rs->bound_addr == addr && rs->bound_port == port &&
+	return ipv6_addr_equal(&rs->bound_addr, addr) &&
+	       rs->bound_port == port && rs->bound_scope == scope &&
 	       net_eq(sock_net(&rs->sk), net);
 }
 
 /* Caller holds rds_bind_lock. */
-static bool rds_bind_taken(const struct net *net, __be32 addr, __be16 port)
+static bool rds_bind_taken(const struct net *net, const struct in6_addr *addr,
+			   __be16 port, u32 scope)
 {
 	struct rds_sock *rs;
 
 	hlist_for_each_entry(rs, rds_bind_bucket(net, addr, port), bind_node)
-		if (rds_bind_match(rs, net, addr, port))
+		if (rds_bind_match(rs, net, addr, port, scope))
 			return true;
 	return false;
 }
 
 /* Caller holds rds_bind_lock and checked that the pair is free. */
-static void rds_bind_add(struct rds_sock *rs, __be32 addr, __be16 port)
+static void rds_bind_add(struct rds_sock *rs, const struct in6_addr *addr,
+			 __be16 port, u32 scope)
 {
-	rs->bound_addr = addr;
+	rs->bound_addr = *addr;
+	rs->bound_scope = scope;
 	WRITE_ONCE(rs->bound_port, port);
 	hlist_add_head_rcu(&rs->bind_node,
 			   rds_bind_bucket(sock_net(&rs->sk), addr, port));
@@ -70,13 +74,15 @@ static void rds_bind_add(struct rds_sock *rs, __be32 addr, __be16 port)
  * rds_bind_insert() - claim a local (address, port) for a socket
  * @rs: an unbound socket
  * @addr: local address
+ * @scope: its scope (addr.h)
  * @port: in: the port, or 0 to pick a free one; out: the port bound
  *
  * Context: caller holds lock_sock(); the socket has SOCK_RCU_FREE set.
  * Return: 0, -EINVAL for the reserved port, -EADDRINUSE if taken (or, for
  * port 0, if every ephemeral port is).
  */
-int rds_bind_insert(struct rds_sock *rs, __be32 addr, __be16 *port)
+int rds_bind_insert(struct rds_sock *rs, const struct in6_addr *addr,
+		    u32 scope, __be16 *port)
 {
 	const struct net *net = sock_net(&rs->sk);
 	int ret = -EADDRINUSE;
@@ -87,8 +93,8 @@ int rds_bind_insert(struct rds_sock *rs, __be32 addr, __be16 *port)
 
 	spin_lock_bh(&rds_bind_lock);
 	if (*port) {
-		if (!rds_bind_taken(net, addr, *port)) {
-			rds_bind_add(rs, addr, *port);
+		if (!rds_bind_taken(net, addr, *port, scope)) {
+			rds_bind_add(rs, addr, *port, scope);
 			ret = 0;
 		}
 		goto out;
@@ -98,10 +104,10 @@ int rds_bind_insert(struct rds_sock *rs, __be32 addr, __be16 *port)
 	for (i = 0; i < RDS_EPHEMERAL_COUNT; i++) {
 		u32 p = RDS_EPHEMERAL_LOW + (start + i) % RDS_EPHEMERAL_COUNT;
 
-		if (rds_bind_taken(net, addr, cpu_to_be16(p)))
+		if (rds_bind_taken(net, addr, cpu_to_be16(p), scope))
 			continue;
 		*port = cpu_to_be16(p);
-		rds_bind_add(rs, addr, *port);
+		rds_bind_add(rs, addr, *port, scope);
 		ret = 0;
 		break;
 	}
@@ -130,19 +136,21 @@ void rds_bind_remove(struct rds_sock *rs)
  * @net: namespace
  * @addr: local address
  * @port: port
+ * @scope: the address's scope (addr.h)
  *
  * Context: any.
  * Return: the socket with a reference (sock_put() it), or NULL.
  */
-struct rds_sock *rds_bind_lookup(const struct net *net, __be32 addr,
-				 __be16 port)
+struct rds_sock *rds_bind_lookup(const struct net *net,
+				 const struct in6_addr *addr, __be16 port,
+				 u32 scope)
 {
 	struct rds_sock *rs, *found = NULL;
 
 	rcu_read_lock();
 	hlist_for_each_entry_rcu(rs, rds_bind_bucket(net, addr, port),
 				 bind_node) {
-		if (rds_bind_match(rs, net, addr, port) &&
+		if (rds_bind_match(rs, net, addr, port, scope) &&
 		    refcount_inc_not_zero(&rs->sk.sk_refcnt)) {
 			found = rs;
 			break;

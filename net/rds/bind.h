@@ -8,12 +8,15 @@
 
 #include <linux/types.h>
 
+struct in6_addr;
 struct net;
 struct rds_sock;
 
-int rds_bind_insert(struct rds_sock *rs, __be32 addr, __be16 *port);
+int rds_bind_insert(struct rds_sock *rs, const struct in6_addr *addr,
+		    u32 scope, __be16 *port);
 void rds_bind_remove(struct rds_sock *rs);
-struct rds_sock *rds_bind_lookup(const struct net *net, __be32 addr,
-				 __be16 port);
+struct rds_sock *rds_bind_lookup(const struct net *net,
+				 const struct in6_addr *addr, __be16 port,
+				 u32 scope);
 
 #endif /* _RDS_ZC_BIND_H */

@@ -27,6 +27,7 @@
 #include <net/sock.h>
 #include <uapi/linux/rds.h>
 
+#include "addr.h"
 #include "cong.h"
 #include "stats.h"
 #include "trace.h"
@@ -38,7 +39,7 @@ struct rds_cong_map {
 	struct hlist_node node;		/* in rds_cong_hash */
 	refcount_t	refs;
 	possible_net_t	net;
-	__be32		addr;
+	struct in6_addr	addr;
 	wait_queue_head_t waitq;	/* senders blocked on this map */
 	struct rcu_head	rcu;		/* must stay in the first 4 KiB */
 	unsigned long	bits[BITS_TO_LONGS(RDS_CONG_PORTS)];
@@ -54,21 +55,24 @@ static DEFINE_SPINLOCK(rds_cong_mon_lock);	/* list and monitor fields */
 static atomic_t rds_cong_gen = ATOMIC_INIT(0);
 static DECLARE_WAIT_QUEUE_HEAD(rds_cong_poll_waitq);
 
-static struct hlist_head *rds_cong_bucket(const struct net *net, __be32 addr)
+static struct hlist_head *rds_cong_bucket(const struct net *net,
+					  const struct in6_addr *addr)
 {
-	u32 h = jhash_1word((__force u32)addr, net_hash_mix(net));
+	u32 h = rds_addr_hash(addr, net_hash_mix(net));
 
 	return &rds_cong_hash[hash_32(h, RDS_CONG_HASH_BITS)];
 }
 
 /* Caller holds rcu_read_lock() or rds_cong_lock. */
-static struct rds_cong_map *rds_cong_find(const struct net *net, __be32 addr)
+static struct rds_cong_map *rds_cong_find(const struct net *net,
+					  const struct in6_addr *addr)
 {
 	struct rds_cong_map *map;
 
 	hlist_for_each_entry_rcu(map, rds_cong_bucket(net, addr), node,
 				 lockdep_is_held(&rds_cong_lock)) {
-		if (map->addr == addr && net_eq(read_pnet(&map->net), net) &&
+		if (ipv6_addr_equal(&map->addr, addr) &&
+		    net_eq(read_pnet(&map->net), net) &&
 		    refcount_inc_not_zero(&map->refs))
 			return map;
 	}
@@ -84,7 +88,8 @@ static struct rds_cong_map *rds_cong_find(const struct net *net, __be32 addr)
  * Return: the map with a reference the caller must put, or NULL if no
  * memory.
  */
-struct rds_cong_map *rds_cong_map_get(struct net *net, __be32 addr)
+struct rds_cong_map *rds_cong_map_get(struct net *net,
+				      const struct in6_addr *addr)
 {
 	struct rds_cong_map *map, *new;
 
@@ -99,7 +104,7 @@ struct rds_cong_map *rds_cong_map_get(struct net *net, __be32 addr)
 		return NULL;
 	refcount_set(&new->refs, 1);
 	write_pnet(&new->net, net);
-	new->addr = addr;
+	new->addr = *addr;
 	init_waitqueue_head(&new->waitq);
 
 	spin_lock_bh(&rds_cong_lock);
@@ -146,7 +151,7 @@ void rds_cong_set_port(struct rds_cong_map *map, __be16 port)
 {
 	if (test_and_set_bit(be16_to_cpu(port), map->bits))
 		return;
-	trace_rds_cong_port(map->addr, port, true);
+	trace_rds_cong_port(&map->addr, port, true);
 	rds_stat_inc(RDS_STAT_CONG_SET);
 	rds_cong_changed();
 }
@@ -184,7 +189,7 @@ void rds_cong_clear_port(struct rds_cong_map *map, __be16 port)
 {
 	if (!test_and_clear_bit(be16_to_cpu(port), map->bits))
 		return;
-	trace_rds_cong_port(map->addr, port, false);
+	trace_rds_cong_port(&map->addr, port, false);
 	rds_stat_inc(RDS_STAT_CONG_CLEARED);
 	wake_up_interruptible_all(&map->waitq);
 	rds_cong_notify_monitors(read_pnet(&map->net),
@@ -250,7 +255,7 @@ void rds_cong_map_update_le(struct rds_cong_map *map, struct page **pages,
 			freed = true;
 			portmask |= RDS_CONG_MONITOR_MASK(port);
 		}
-		trace_rds_cong_port(map->addr, cpu_to_be16(port), now);
+		trace_rds_cong_port(&map->addr, cpu_to_be16(port), now);
 	}
 	if (freed) {
 		wake_up_interruptible_all(&map->waitq);
@@ -286,8 +291,8 @@ bool rds_cong_test(struct rds_cong_map *map, __be16 port)
  * Return: 0 when the port is not congested, -ENOBUFS if @nonblock,
  * -ETIMEDOUT when @timeo ran out, -EINTR or -ERESTARTSYS on a signal.
  */
-int rds_cong_wait(struct net *net, __be32 addr, __be16 port, bool nonblock,
-		  long *timeo, struct rds_cong_monitor *mon)
+int rds_cong_wait(struct net *net, const struct in6_addr *addr, __be16 port,
+		  bool nonblock, long *timeo, struct rds_cong_monitor *mon)
 {
 	struct rds_cong_map *map;
 	long left;

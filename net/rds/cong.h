@@ -20,6 +20,7 @@
 #include <linux/poll.h>
 #include <linux/types.h>
 
+struct in6_addr;
 struct net;
 struct page;
 struct rds_cong_map;
@@ -34,7 +35,8 @@ struct rds_cong_monitor {
 	void		(*wake)(struct rds_cong_monitor *mon);
 };
 
-struct rds_cong_map *rds_cong_map_get(struct net *net, __be32 addr);
+struct rds_cong_map *rds_cong_map_get(struct net *net,
+				      const struct in6_addr *addr);
 void rds_cong_map_put(struct rds_cong_map *map);
 void rds_cong_set_port(struct rds_cong_map *map, __be16 port);
 void rds_cong_clear_port(struct rds_cong_map *map, __be16 port);
@@ -43,8 +45,8 @@ void rds_cong_map_copy_le(struct rds_cong_map *map, struct page **pages,
 			  unsigned int nr_pages);
 void rds_cong_map_update_le(struct rds_cong_map *map, struct page **pages,
 			    unsigned int nr_pages);
-int rds_cong_wait(struct net *net, __be32 addr, __be16 port, bool nonblock,
-		  long *timeo, struct rds_cong_monitor *mon);
+int rds_cong_wait(struct net *net, const struct in6_addr *addr, __be16 port,
+		  bool nonblock, long *timeo, struct rds_cong_monitor *mon);
 
 void rds_cong_monitor_init(struct rds_cong_monitor *mon, struct net *net,
 			   void (*wake)(struct rds_cong_monitor *mon));

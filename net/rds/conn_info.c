@@ -26,11 +26,11 @@
  * Context: process context.
  */
 void rds_conn_info_walk(struct net *net,
-			void (*fn)(const struct rds_info_connection *ci,
-				   void *arg),
+			void (*fn)(const struct rds6_info_connection *ci,
+				   u8 tos, void *arg),
 			void *arg)
 {
-	struct rds_info_connection ci;
+	struct rds6_info_connection ci;
 	struct rds_conn *conn;
 
 	rcu_read_lock();
@@ -57,8 +57,7 @@ void rds_conn_info_walk(struct net *net,
 		default:
 			break;
 		}
-		ci.tos = conn->tos;
-		fn(&ci, arg);
+		fn(&ci, conn->tos, arg);
 	}
 	rcu_read_unlock();
 }
@@ -76,11 +75,11 @@ void rds_conn_info_walk(struct net *net,
  * Context: process context.
  */
 void rds_conn_rdma_info_walk(struct net *net,
-			     void (*fn)(const struct rds_info_rdma_connection *ri,
+			     void (*fn)(const struct rds6_info_rdma_connection *ri,
 					void *arg),
 			     void *arg)
 {
-	struct rds_info_rdma_connection ri;
+	struct rds6_info_rdma_connection ri;
 	struct rds_conn *conn;
 
 	rcu_read_lock();
@@ -115,11 +114,11 @@ void rds_conn_rdma_info_walk(struct net *net,
  * Context: process context.
  */
 void rds_conn_msg_info_walk(struct net *net, bool retrans,
-			    void (*fn)(const struct rds_info_message *mi,
+			    void (*fn)(const struct rds6_info_message *mi,
 				       void *arg),
 			    void *arg)
 {
-	struct rds_info_message mi;
+	struct rds6_info_message mi;
 	struct rds_conn *conn;
 	struct rds_msg *m;
 

@@ -9,6 +9,7 @@
 #include <net/net_namespace.h>
 #include <uapi/linux/rds.h>
 
+#include "addr.h"
 #include "cong.h"
 #include "conn_internal.h"
 #include "connection.h"
@@ -322,13 +323,14 @@ int rds_conn_queue(struct rds_conn *conn, struct rds_msg *m)
  *
  * Context: any.
  */
-void rds_conn_cong_changed(struct net *net, __be32 laddr)
+void rds_conn_cong_changed(struct net *net, const struct in6_addr *laddr)
 {
 	struct rds_conn *conn;
 
 	rcu_read_lock();
 	list_for_each_entry_rcu(conn, &rds_conn_list, all_item) {
-		if (conn->laddr != laddr || !net_eq(conn->net, net))
+		if (!ipv6_addr_equal(&conn->laddr, laddr) ||
+		    !net_eq(conn->net, net))
 			continue;
 		set_bit(RDS_CONN_CONG_PENDING, &conn->flags);
 		rds_zc_conn_kick(conn);
@@ -341,7 +343,7 @@ void rds_conn_cong_changed(struct net *net, __be32 laddr)
  * @rs: the sending socket, compared only
  * @net: its namespace
  * @laddr: the address it is bound to
- * @daddr: destination address
+ * @daddr: destination address (NULL with @any_dest)
  * @dport: destination port
  * @any_dest: every destination (socket close), else only @daddr:@dport
  *
@@ -361,7 +363,8 @@ void rds_conn_cong_changed(struct net *net, __be32 laddr)
  * Return: the number of messages withdrawn.
  */
 unsigned int rds_conn_cancel(const struct rds_sock *rs, struct net *net,
-			     __be32 laddr, __be32 daddr, __be16 dport,
+			     const struct in6_addr *laddr,
+			     const struct in6_addr *daddr, __be16 dport,
 			     bool any_dest)
 {
 	struct rds_msg *m, *tmp, *xmit;
@@ -372,8 +375,9 @@ unsigned int rds_conn_cancel(const struct rds_sock *rs, struct net *net,
 
 	rcu_read_lock();
 	list_for_each_entry_rcu(conn, &rds_conn_list, all_item) {
-		if (conn->laddr != laddr || !net_eq(conn->net, net) ||
-		    (!any_dest && conn->faddr != daddr))
+		if (!ipv6_addr_equal(&conn->laddr, laddr) ||
+		    !net_eq(conn->net, net) ||
+		    (!any_dest && !ipv6_addr_equal(&conn->faddr, daddr)))
 			continue;
 		spin_lock_bh(&conn->lock);
 		list_for_each_entry_safe(m, tmp, &conn->send_queue, conn_item) {

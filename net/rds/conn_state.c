@@ -7,6 +7,7 @@
 #include <linux/workqueue.h>
 #include <uapi/linux/rds.h>
 
+#include "addr.h"
 #include "conn_internal.h"
 #include "connection.h"
 #include "message.h"
@@ -22,7 +23,7 @@ bool rds_conn_set_state(struct rds_conn *conn, int from, int to,
 {
 	if (atomic_cmpxchg(&conn->state, from, to) != from)
 		return false;
-	trace_rds_conn_state(conn, conn->laddr, conn->faddr, conn->tos, from,
+	trace_rds_conn_state(conn, &conn->laddr, &conn->faddr, conn->tos, from,
 			     to, reason);
 	return true;
 }
@@ -202,7 +203,7 @@ int rds_zc_conn_accept(struct rds_conn *conn)
 		rds_zc_conn_drop(conn, "peer reconnects");
 		break;
 	case RDS_CONN_CONNECTING:
-		if (ntohl(conn->laddr) < ntohl(conn->faddr)) {
+		if (ipv6_addr_cmp(&conn->laddr, &conn->faddr) < 0) {
 			rds_stat_inc(RDS_STAT_CONN_RACE_YIELD);
 			return -EINPROGRESS;
 		}

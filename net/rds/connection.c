@@ -12,12 +12,12 @@
  * unregistered while the reaper still destroys one of its connections.
  */
 #include <linux/errno.h>
-#include <linux/jhash.h>
 #include <linux/rculist.h>
 #include <linux/slab.h>
 #include <net/net_namespace.h>
 #include <net/netns/hash.h>
 
+#include "addr.h"
 #include "cong.h"
 #include "conn_internal.h"
 #include "connection.h"
@@ -40,25 +40,30 @@ static void rds_conn_reap_work(struct work_struct *work);
 static DECLARE_DELAYED_WORK(rds_conn_reap_w, rds_conn_reap_work);
 static DEFINE_MUTEX(rds_conn_reap_mutex);	/* reaper vs destroy_all */
 
-static struct hlist_head *rds_conn_bucket(const struct net *net, __be32 laddr,
-					  __be32 faddr, u8 tos)
+static struct hlist_head *rds_conn_bucket(const struct net *net,
+					  const struct in6_addr *laddr,
+					  const struct in6_addr *faddr, u8 tos)
 {
-	u32 h = jhash_3words((__force u32)laddr, (__force u32)faddr, tos,
-			     net_hash_mix(net));
+	u32 h = rds_addr_hash(faddr, rds_addr_hash(laddr, net_hash_mix(net)) ^
+				     tos);
 
 	return &rds_conn_hash[hash_32(h, RDS_CONN_HASH_BITS)];
 }
 
 /* Caller holds rcu_read_lock() or rds_conn_lock. */
-static struct rds_conn *rds_conn_find(const struct net *net, __be32 laddr,
-				      __be32 faddr, u8 tos)
+static struct rds_conn *rds_conn_find(const struct net *net,
+				      const struct in6_addr *laddr,
+				      const struct in6_addr *faddr, u8 tos,
+				      u32 dev_if)
 {
 	struct rds_conn *conn;
 
 	hlist_for_each_entry_rcu(conn, rds_conn_bucket(net, laddr, faddr, tos),
 				 hash_node, lockdep_is_held(&rds_conn_lock)) {
-		if (conn->laddr == laddr && conn->faddr == faddr &&
-		    conn->tos == tos && net_eq(conn->net, net))
+		if (ipv6_addr_equal(&conn->laddr, laddr) &&
+		    ipv6_addr_equal(&conn->faddr, faddr) &&
+		    conn->tos == tos && conn->dev_if == dev_if &&
+		    net_eq(conn->net, net))
 			return conn;
 	}
 	return NULL;
@@ -70,20 +75,22 @@ static struct rds_conn *rds_conn_find(const struct net *net, __be32 laddr,
  * @laddr: local address
  * @faddr: remote address
  * @tos: type of service
+ * @dev_if: the interface of a link-local pair (addr.h), else 0
  * @trans: the transport that carries it; used only when creating
  *
  * Context: process context, may sleep.
  * Return: the connection with a reference the caller gives back with
  * rds_zc_conn_put(), or an ERR_PTR: -ENOMEM, or the transport's error.
  */
-struct rds_conn *rds_zc_conn_get(struct net *net, __be32 laddr, __be32 faddr,
-				 u8 tos, const struct rds_transport *trans)
+struct rds_conn *rds_zc_conn_get(struct net *net, const struct in6_addr *laddr,
+				 const struct in6_addr *faddr, u8 tos,
+				 u32 dev_if, const struct rds_transport *trans)
 {
 	struct rds_conn *conn, *new;
 	int ret = -ENOMEM;
 
 	rcu_read_lock();
-	conn = rds_conn_find(net, laddr, faddr, tos);
+	conn = rds_conn_find(net, laddr, faddr, tos, dev_if);
 	if (conn && !refcount_inc_not_zero(&conn->users))
 		conn = NULL;	/* being reaped: make a new one */
 	rcu_read_unlock();
@@ -96,9 +103,10 @@ struct rds_conn *rds_zc_conn_get(struct net *net, __be32 laddr, __be32 faddr,
 	if (!new)
 		return ERR_PTR(-ENOMEM);
 	new->net = net;
-	new->laddr = laddr;
-	new->faddr = faddr;
+	new->laddr = *laddr;
+	new->faddr = *faddr;
 	new->tos = tos;
+	new->dev_if = dev_if;
 	new->trans = trans;
 	refcount_set(&new->users, 2);	/* the table's and the caller's */
 	new->down_since = jiffies;
@@ -125,7 +133,7 @@ struct rds_conn *rds_zc_conn_get(struct net *net, __be32 laddr, __be32 faddr,
 		goto out_maps;
 
 	spin_lock_bh(&rds_conn_lock);
-	conn = rds_conn_find(net, laddr, faddr, tos);
+	conn = rds_conn_find(net, laddr, faddr, tos, dev_if);
 	if (!conn) {
 		hlist_add_head_rcu(&new->hash_node,
 				   rds_conn_bucket(net, laddr, faddr, tos));
@@ -216,7 +224,7 @@ static void rds_conn_destroy(struct rds_conn *conn)
 	spin_unlock_bh(&conn->lock);
 	rds_conn_msgs_done(&done);
 
-	trace_rds_conn_state(conn, conn->laddr, conn->faddr, conn->tos,
+	trace_rds_conn_state(conn, &conn->laddr, &conn->faddr, conn->tos,
 			     rds_conn_state(conn), -1, "destroyed");
 	conn->trans->conn_free(conn);
 	rds_cong_map_put(conn->fmap);

@@ -3,7 +3,7 @@
  * Connections: the reliable, ordered channel between one local and one
  * remote address, for one type of service.
  *
- * A struct rds_conn exists for each (net, laddr, faddr, tos) that has
+ * A struct rds_conn exists for each (net, laddr, faddr, tos, dev_if) that has
  * been used, from its first use until its transport is unregistered, so
  * that sequence numbers survive reconnects; or until it is reaped: one
  * that stayed down for net.rds.conn_reap_ms with nothing to send, nothing
@@ -51,6 +51,7 @@
 #define _RDS_ZC_CONNECTION_H
 
 #include <linux/atomic.h>
+#include <linux/in6.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/refcount.h>
@@ -64,9 +65,9 @@ struct rds_msg;
 struct rds_sock;
 struct rds_transport;
 struct rds_cong_map;
-struct rds_info_connection;
-struct rds_info_rdma_connection;
-struct rds_info_message;
+struct rds6_info_connection;
+struct rds6_info_rdma_connection;
+struct rds6_info_message;
 
 /* Header flags, as on the wire (rds_zc-wire.rst section 4.3). */
 #define RDS_FLAG_CONG_BITMAP	0x01
@@ -94,9 +95,10 @@ enum {
 struct rds_conn {
 	/* Identity, constant; a transport may read these. */
 	struct net	*net;
-	__be32		laddr;
-	__be32		faddr;
+	struct in6_addr	laddr;		/* IPv4 ones IPv4-mapped (addr.h) */
+	struct in6_addr	faddr;
 	u8		tos;
+	u32		dev_if;		/* interface of a link-local pair */
 	const struct rds_transport *trans;
 	void		*tp;		/* the transport's private state */
 
@@ -145,8 +147,9 @@ static inline enum rds_conn_state rds_conn_state(const struct rds_conn *conn)
 }
 
 /* For transports (exported by the core). */
-struct rds_conn *rds_zc_conn_get(struct net *net, __be32 laddr, __be32 faddr,
-				 u8 tos, const struct rds_transport *trans);
+struct rds_conn *rds_zc_conn_get(struct net *net, const struct in6_addr *laddr,
+				 const struct in6_addr *faddr, u8 tos,
+				 u32 dev_if, const struct rds_transport *trans);
 void rds_zc_conn_put(struct rds_conn *conn);
 int rds_zc_conn_accept(struct rds_conn *conn);
 void rds_zc_conn_connected(struct rds_conn *conn);
@@ -176,20 +179,21 @@ struct rds_conn_upcalls {
 
 /* For the core. */
 int rds_conn_queue(struct rds_conn *conn, struct rds_msg *m);
-void rds_conn_cong_changed(struct net *net, __be32 laddr);
+void rds_conn_cong_changed(struct net *net, const struct in6_addr *laddr);
 unsigned int rds_conn_cancel(const struct rds_sock *rs, struct net *net,
-			     __be32 laddr, __be32 daddr, __be16 dport,
+			     const struct in6_addr *laddr,
+			     const struct in6_addr *daddr, __be16 dport,
 			     bool any_dest);
 void rds_conn_info_walk(struct net *net,
-			void (*fn)(const struct rds_info_connection *ci,
-				   void *arg),
+			void (*fn)(const struct rds6_info_connection *ci,
+				   u8 tos, void *arg),
 			void *arg);
 void rds_conn_rdma_info_walk(struct net *net,
-			     void (*fn)(const struct rds_info_rdma_connection *ri,
+			     void (*fn)(const struct rds6_info_rdma_connection *ri,
 					void *arg),
 			     void *arg);
 void rds_conn_msg_info_walk(struct net *net, bool retrans,
-			    void (*fn)(const struct rds_info_message *mi,
+			    void (*fn)(const struct rds6_info_message *mi,
 				       void *arg),
 			    void *arg);
 void rds_conn_destroy_all(const struct rds_transport *trans);

@@ -18,9 +18,10 @@
 #include "ib.h"
 #include "transport.h"
 
-static int rds_ib_laddr_check(struct net *net, __be32 addr)
+static int rds_ib_laddr_check(struct net *net, const struct in6_addr *addr,
+			      u32 scope)
 {
-	struct rds_ib_device *rdev = rds_ib_device_for_addr(net, addr);
+	struct rds_ib_device *rdev = rds_ib_device_for_addr(net, addr, scope);
 
 	if (!rdev)
 		return -EADDRNOTAVAIL;
@@ -32,9 +33,10 @@ static int rds_ib_laddr_check(struct net *net, __be32 addr)
  * Remote atomics: the plain verbs on any device that has atomics (rxe
  * has them), the masked ones only where the device has those too.
  */
-static int rds_ib_atomic_check(struct net *net, __be32 laddr, bool masked)
+static int rds_ib_atomic_check(struct net *net, const struct in6_addr *laddr,
+			       u32 scope, bool masked)
 {
-	struct rds_ib_device *rdev = rds_ib_device_for_addr(net, laddr);
+	struct rds_ib_device *rdev = rds_ib_device_for_addr(net, laddr, scope);
 	const struct ib_device_attr *attrs;
 	int ret = 0;
 

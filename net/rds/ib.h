@@ -48,7 +48,7 @@
 
 struct net;
 struct rds_conn;
-struct rds_info_rdma_connection;
+struct rds6_info_rdma_connection;
 struct rds_msg;
 struct rds_rdma_op;
 
@@ -262,7 +262,9 @@ struct rds_ib_device_hooks {
 
 int rds_ib_device_init(const struct rds_ib_device_hooks *hooks);
 void rds_ib_device_exit(void);
-struct rds_ib_device *rds_ib_device_for_addr(struct net *net, __be32 addr);
+struct rds_ib_device *rds_ib_device_for_addr(struct net *net,
+					     const struct in6_addr *addr,
+					     u32 scope);
 struct rds_ib_device *rds_ib_device_get(struct ib_device *ibdev);
 void rds_ib_device_put(struct rds_ib_device *rdev);
 void rds_ib_device_free(struct kref *mem);
@@ -279,7 +281,7 @@ void rds_ib_conn_free(struct rds_conn *conn);
 int rds_ib_conn_connect(struct rds_conn *conn);
 void rds_ib_conn_shutdown(struct rds_conn *conn);
 void rds_ib_conn_info(struct rds_conn *conn,
-		      struct rds_info_rdma_connection *ri);
+		      struct rds6_info_rdma_connection *ri);
 
 /* ib_send.c */
 int rds_ib_send_ring_init(struct rds_ib_conn *ic);
@@ -292,8 +294,10 @@ void rds_ib_send_op_unmap(struct rds_ib_conn *ic);
 struct rds_mr;
 extern unsigned int rds_ib_fmr_pool_size;
 extern unsigned int rds_ib_fmr_message_size;
-int rds_ib_mr_reg(struct net *net, __be32 laddr, struct rds_mr *mr);
-int rds_ib_mr_prepare(struct net *net, __be32 laddr, struct rds_mr *mr);
+int rds_ib_mr_reg(struct net *net, const struct in6_addr *laddr, u32 scope,
+		  struct rds_mr *mr);
+int rds_ib_mr_prepare(struct net *net, const struct in6_addr *laddr,
+		      u32 scope, struct rds_mr *mr);
 bool rds_ib_mr_chain(struct rds_mr *mr, struct rds_ib_device *rdev,
 		     struct ib_reg_wr *wr);
 void rds_ib_mr_unchain(struct rds_mr *mr);

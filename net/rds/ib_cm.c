@@ -12,17 +12,21 @@
 #include <linux/in.h>
 #include <linux/netdevice.h>
 #include <linux/slab.h>
+#include <net/addrconf.h>
+#include <net/ipv6.h>
 #include <net/net_namespace.h>
 #include <net/route.h>
 #include <rdma/ib_cm.h>
 #include <rdma/rdma_cm.h>
 #include <uapi/linux/rds.h>
 
+#include "addr.h"
 #include "ib.h"
 #include "message.h"
 #include "transport.h"
 
 static struct rdma_cm_id *rds_ib_listen_id;
+static struct rdma_cm_id *rds_ib_listen6_id;	/* NULL without IPv6 */
 /* The transport connections from peers are made for (rds_ib_listen_init()). */
 static const struct rds_transport *rds_ib_cm_transport;
 
@@ -46,7 +50,7 @@ static void rds_ib_qp_event(struct ib_event *event, void *context)
 		rdma_notify(ic->cm_id, IB_EVENT_COMM_EST);
 		return;
 	}
-	pr_debug("rds_zc_ib: QP event %s on %pI4->%pI4\n",
+	pr_debug("rds_zc_ib: QP event %s on %pI6c->%pI6c\n",
 		 ib_event_msg(event->event), &ic->conn->laddr,
 		 &ic->conn->faddr);
 	rds_ib_conn_drop(ic, "QP event");
@@ -111,7 +115,7 @@ static void rds_ib_wait_port_up(struct rds_ib_conn *ic)
 	       !READ_ONCE(rdev->removing) &&
 	       !test_bit(RDS_CONN_DEAD, &ic->conn->flags)) {
 		if (!waited)
-			pr_debug("rds_zc_ib: %pI4->%pI4: port %s/%u down, teardown waits for it\n",
+			pr_debug("rds_zc_ib: %pI6c->%pI6c: port %s/%u down, teardown waits for it\n",
 				 &ic->conn->laddr, &ic->conn->faddr,
 				 dev_name(&ibdev->dev), port);
 		waited = true;
@@ -231,19 +235,68 @@ static int rds_ib_setup(struct rds_ib_conn *ic, struct rdma_cm_id *id)
 	return rds_ib_recv_ring_post(ic);
 }
 
-static void rds_ib_fill_priv(struct rds_ib_conn *ic, struct rds_ib_priv *p,
-			     u16 version)
+/* Private data in either form: IPv4 (and mapped) or IPv6 (2.1). */
+union rds_ib_privs {
+	struct rds_ib_priv	v4;
+	struct rds_ib_priv6	v6;
+};
+
+/* The size of the form for a connection between such addresses. */
+static u8 rds_ib_priv_size(bool v6)
 {
+	return v6 ? sizeof(struct rds_ib_priv6) : sizeof(struct rds_ib_priv);
+}
+
+/*
+ * The common part of private data @p of @len bytes in the form of @v6,
+ * and its addresses if @saddr; NULL if it is shorter than that form.
+ */
+static const struct rds_ib_priv_cmn *
+rds_ib_priv_parse(const union rds_ib_privs *p, u8 len, bool v6,
+		  struct in6_addr *saddr, struct in6_addr *daddr)
+{
+	if (!p || len < rds_ib_priv_size(v6))
+		return NULL;
+	if (v6) {
+		if (saddr) {
+			*saddr = p->v6.saddr;
+			*daddr = p->v6.daddr;
+		}
+		return &p->v6.cmn;
+	}
+	if (saddr) {
+		rds_addr_set_v4(saddr, p->v4.saddr);
+		rds_addr_set_v4(daddr, p->v4.daddr);
+	}
+	return &p->v4.cmn;
+}
+
+/* Our private data, in the form of the connection; return its size. */
+static u8 rds_ib_fill_priv(struct rds_ib_conn *ic, union rds_ib_privs *p,
+			   u16 version)
+{
+	const struct rds_conn *conn = ic->conn;
+	struct rds_ib_priv_cmn *cmn;
+	bool v6 = !rds_addr_is_v4(&conn->laddr);
+
 	memset(p, 0, sizeof(*p));
-	p->saddr = ic->conn->laddr;
-	p->daddr = ic->conn->faddr;
-	p->major = version >> 8;
-	p->minor = version & 0xff;
-	p->minor_mask = cpu_to_be16(RDS_IB_MINOR_MASK);
-	p->tos = ic->conn->tos;
+	if (v6) {
+		p->v6.saddr = conn->laddr;
+		p->v6.daddr = conn->faddr;
+		cmn = &p->v6.cmn;
+	} else {
+		p->v4.saddr = rds_addr_v4(&conn->laddr);
+		p->v4.daddr = rds_addr_v4(&conn->faddr);
+		cmn = &p->v4.cmn;
+	}
+	cmn->major = version >> 8;
+	cmn->minor = version & 0xff;
+	cmn->minor_mask = cpu_to_be16(RDS_IB_MINOR_MASK);
+	cmn->tos = conn->tos;
 	/* The whole posted receive ring, if we do flow control (6.1). */
-	p->credit = cpu_to_be32(rds_ib_credit_offer(ic));
+	cmn->credit = cpu_to_be32(rds_ib_credit_offer(ic));
 	/* ack_seq stays 0, as the distribution sends it (2.3). */
+	return rds_ib_priv_size(v6);
 }
 
 static u8 rds_ib_clamp_u8(int v)
@@ -256,15 +309,15 @@ static int rds_ib_connect_qp(struct rds_ib_conn *ic, struct rdma_cm_id *id)
 {
 	struct ib_device_attr *da = &id->device->attrs;
 	struct rdma_conn_param param = {};
-	struct rds_ib_priv priv;
+	union rds_ib_privs priv;
 	int ret;
 
 	ret = rds_ib_setup(ic, id);
 	if (ret)
 		return ret;
-	rds_ib_fill_priv(ic, &priv, RDS_IB_VERSION_3_1);
+	param.private_data_len = rds_ib_fill_priv(ic, &priv,
+						  RDS_IB_VERSION_3_1);
 	param.private_data = &priv;
-	param.private_data_len = sizeof(priv);
 	param.responder_resources = rds_ib_clamp_u8(da->max_qp_rd_atom);
 	param.initiator_depth = rds_ib_clamp_u8(da->max_qp_init_rd_atom);
 	param.retry_count = 7;
@@ -276,11 +329,13 @@ static int rds_ib_connect_qp(struct rds_ib_conn *ic, struct rdma_cm_id *id)
 static int rds_ib_check_rep(struct rds_ib_conn *ic,
 			    const struct rdma_cm_event *event)
 {
-	const struct rds_ib_priv *p = event->param.conn.private_data;
+	const struct rds_ib_priv_cmn *p;
 	u16 version;
 
-	if (!p || event->param.conn.private_data_len < sizeof(*p) ||
-	    !p->major) {
+	p = rds_ib_priv_parse(event->param.conn.private_data,
+			      event->param.conn.private_data_len,
+			      !rds_addr_is_v4(&ic->conn->laddr), NULL, NULL);
+	if (!p || !p->major) {
 		ic->version = RDS_IB_VERSION(4, 1);
 		return 0;
 	}
@@ -297,15 +352,16 @@ static int rds_ib_check_rep(struct rds_ib_conn *ic,
 /*
  * Which version to answer a request with (section 2.2): 3.1 for 3.1,
  * 4.n for a 4.x mask we share, 4.0 for a request without a version; 0
- * to refuse.
+ * to refuse.  @p is the common part of the request's private data of
+ * @len bytes, NULL when it is shorter than its form.
  */
-static u16 rds_ib_req_version(const struct rds_ib_priv *p, u8 len)
+static u16 rds_ib_req_version(const struct rds_ib_priv_cmn *p, u8 len)
 {
 	u16 mask;
 
-	if (!p || !len)
+	if (!len)
 		return 0;
-	if (len < sizeof(*p) || !p->major)
+	if (!p || !p->major)
 		return RDS_IB_VERSION(4, 0);
 	mask = be16_to_cpu(p->minor_mask) & RDS_IB_MINOR_MASK;
 	if (p->major == 4 && mask)
@@ -323,6 +379,27 @@ static void rds_ib_reject(struct rdma_cm_id *id)
 }
 
 /*
+ * The interface that has local IPv6 address @addr, 0 if none.  Two
+ * interfaces with one link-local address are not told apart: rdma_cm
+ * does not say which one a request came in on.
+ */
+static u32 rds_ib_addr_ifindex(const struct in6_addr *addr)
+{
+	struct net_device *dev;
+	u32 ifindex = 0;
+
+	rcu_read_lock();
+	for_each_netdev_rcu(&init_net, dev) {
+		if (ipv6_chk_addr(&init_net, addr, dev, 1)) {
+			ifindex = dev->ifindex;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return ifindex;
+}
+
+/*
  * A request's private data names the two RDS addresses of the connection
  * it is for; rdma_cm reports the IP addresses the request came from and
  * went to, checked against the routes of the device it arrived on.  Only
@@ -334,19 +411,42 @@ static void rds_ib_reject(struct rdma_cm_id *id)
  * own delivery.
  */
 static bool rds_ib_req_addrs_ok(const struct rdma_cm_id *id,
-				const struct rds_ib_priv *p)
+				const struct in6_addr *saddr,
+				const struct in6_addr *daddr, u32 *dev_if)
 {
-	const struct sockaddr_in *to = (const void *)&id->route.addr.src_addr;
-	const struct sockaddr_in *from = (const void *)&id->route.addr.dst_addr;
+	struct in6_addr to, from;
+	__be16 port;
+	u32 scope;
 
-	if (to->sin_family != AF_INET || from->sin_family != AF_INET ||
-	    p->daddr != to->sin_addr.s_addr ||
-	    p->saddr != from->sin_addr.s_addr)
+	if (rds_addr_parse(&id->route.addr.src_addr,
+			   sizeof(id->route.addr.src_addr), -EINVAL, &to,
+			   &port, &scope) ||
+	    rds_addr_parse(&id->route.addr.dst_addr,
+			   sizeof(id->route.addr.dst_addr), -EINVAL, &from,
+			   &port, &scope) ||
+	    !ipv6_addr_equal(daddr, &to) || !ipv6_addr_equal(saddr, &from))
 		return false;
-	if (ipv4_is_loopback(p->saddr) || ipv4_is_loopback(p->daddr))
+	if (rds_addr_is_v4(daddr)) {
+		*dev_if = 0;
+		return !ipv4_is_loopback(rds_addr_v4(saddr)) &&
+		       !ipv4_is_loopback(rds_addr_v4(daddr)) &&
+		       inet_addr_type(&init_net, rds_addr_v4(daddr)) ==
+		       RTN_LOCAL &&
+		       inet_addr_type(&init_net, rds_addr_v4(saddr)) ==
+		       RTN_UNICAST;
+	}
+	if (!(ipv6_addr_type(saddr) & IPV6_ADDR_UNICAST) ||
+	    !(ipv6_addr_type(daddr) & IPV6_ADDR_UNICAST) ||
+	    ipv6_addr_loopback(saddr) || ipv6_addr_loopback(daddr) ||
+	    ipv6_chk_addr(&init_net, saddr, NULL, 0))
 		return false;
-	return inet_addr_type(&init_net, p->daddr) == RTN_LOCAL &&
-	       inet_addr_type(&init_net, p->saddr) == RTN_UNICAST;
+	/* A link-local pair lives on the link of our address (addr.h). */
+	*dev_if = rds_ib_addr_ifindex(daddr);
+	if (!*dev_if)
+		return false;
+	if (!rds_addr_link_local(daddr) && !rds_addr_link_local(saddr))
+		*dev_if = 0;
+	return true;
 }
 
 /*
@@ -354,30 +454,36 @@ static bool rds_ib_req_addrs_ok(const struct rdma_cm_id *id,
  * makes rdma_cm destroy the new id, which we do only before the id is
  * attached to a connection.
  */
-static int rds_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *event)
+static int rds_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *event,
+			 bool v6)
 {
-	const struct rds_ib_priv *p = event->param.conn.private_data;
+	u8 len = event->param.conn.private_data_len;
 	struct ib_device_attr *da = &id->device->attrs;
+	const struct rds_ib_priv_cmn *p;
 	struct rdma_conn_param param = {};
 	struct rdma_cm_id *old = NULL;
-	struct rds_ib_priv reply;
+	struct in6_addr saddr, daddr;
+	union rds_ib_privs reply;
 	struct rds_ib_conn *ic;
 	struct rds_conn *conn;
+	u32 dev_if;
 	u16 version;
 	int ret;
 
-	version = rds_ib_req_version(p, event->param.conn.private_data_len);
-	if (!version || event->param.conn.private_data_len < sizeof(*p)) {
+	p = rds_ib_priv_parse(event->param.conn.private_data, len, v6, &saddr,
+			      &daddr);
+	version = rds_ib_req_version(p, len);
+	if (!version || !p) {
 		pr_info_ratelimited("rds_zc_ib: refused a connection with an unsupported protocol version\n");
 		goto reject;
 	}
-	if (!rds_ib_req_addrs_ok(id, p)) {
+	if (!rds_ib_req_addrs_ok(id, &saddr, &daddr, &dev_if)) {
 		rds_ib_stat_inc(RDS_IB_STAT_CONN_REFUSED_ADDR);
-		pr_info_ratelimited("rds_zc_ib: refused a connection request for %pI4 to %pI4: not the addresses it came from and to\n",
-				    &p->saddr, &p->daddr);
+		pr_info_ratelimited("rds_zc_ib: refused a connection request for %pI6c to %pI6c: not the addresses it came from and to\n",
+				    &saddr, &daddr);
 		goto reject;
 	}
-	conn = rds_zc_conn_get(&init_net, p->daddr, p->saddr, p->tos,
+	conn = rds_zc_conn_get(&init_net, &daddr, &saddr, p->tos, dev_if,
 			       rds_ib_cm_transport);
 	if (IS_ERR(conn))
 		goto reject;
@@ -410,10 +516,9 @@ static int rds_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *event)
 		rds_ib_reject(id);
 		goto drop;
 	}
-	rds_ib_fill_priv(ic, &reply, version);
+	param.private_data_len = rds_ib_fill_priv(ic, &reply, version);
 	rds_ib_credit_start(ic, be32_to_cpu(p->credit));
 	param.private_data = &reply;
-	param.private_data_len = sizeof(reply);
 	param.responder_resources = min_t(int, event->param.conn.initiator_depth,
 					  rds_ib_clamp_u8(da->max_qp_rd_atom));
 	param.initiator_depth = min_t(int, event->param.conn.responder_resources,
@@ -462,7 +567,7 @@ static void rds_ib_info_record(struct rds_ib_conn *ic, struct rdma_cm_id *id)
  *
  * Context: under rcu_read_lock().
  */
-void rds_ib_conn_info(struct rds_conn *conn, struct rds_info_rdma_connection *ri)
+void rds_ib_conn_info(struct rds_conn *conn, struct rds6_info_rdma_connection *ri)
 {
 	struct rds_ib_conn *ic = conn->tp;
 
@@ -483,7 +588,7 @@ static int rds_ib_cm_handler(struct rdma_cm_id *id,
 	int ret = 0;
 
 	if (event->event == RDMA_CM_EVENT_CONNECT_REQUEST)
-		return rds_ib_cm_req(id, event);
+		return rds_ib_cm_req(id, event, false);
 	if (!ic)
 		return 0;	/* the listener's own events */
 
@@ -533,6 +638,18 @@ out:
 	return 0;
 }
 
+/*
+ * The handler of the IPv6 listener and of the ids it accepts: requests
+ * on it carry the IPv6 form of private data (section 1.2).
+ */
+static int rds_ib_cm_handler6(struct rdma_cm_id *id,
+			      struct rdma_cm_event *event)
+{
+	if (event->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+		return rds_ib_cm_req(id, event, true);
+	return rds_ib_cm_handler(id, event);
+}
+
 /**
  * rds_ib_conn_connect() - start the active side of a connection
  * @conn: a connection the core moved to CONNECTING
@@ -542,17 +659,15 @@ out:
 int rds_ib_conn_connect(struct rds_conn *conn)
 {
 	struct rds_ib_conn *ic = conn->tp;
-	struct sockaddr_in src = {
-		.sin_family = AF_INET,
-		.sin_addr.s_addr = conn->laddr,
-	};
-	struct sockaddr_in dst = {
-		.sin_family = AF_INET,
-		.sin_addr.s_addr = conn->faddr,
-		.sin_port = htons(RDS_IB_PORT),
-	};
+	bool v4 = rds_addr_is_v4(&conn->laddr);
+	struct sockaddr_storage src, dst;
 	struct rdma_cm_id *id;
 	int ret;
+
+	/* IPv4 to the historical port, IPv6 to its own (section 1.2). */
+	rds_addr_fill(&src, &conn->laddr, 0, conn->dev_if);
+	rds_addr_fill(&dst, &conn->faddr,
+		      htons(v4 ? RDS_IB_PORT : RDS_IB_PORT6), conn->dev_if);
 
 	id = rdma_create_id(&init_net, rds_ib_cm_handler, ic, RDMA_PS_TCP,
 			    IB_QPT_RC);
@@ -631,9 +746,31 @@ void rds_ib_conn_free(struct rds_conn *conn)
 	conn->tp = NULL;
 }
 
+static struct rdma_cm_id *rds_ib_listen(const struct sockaddr *sa,
+					rdma_cm_event_handler handler)
+{
+	struct rdma_cm_id *id;
+	int ret;
+
+	id = rdma_create_id(&init_net, handler, NULL, RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(id))
+		return id;
+	ret = rdma_bind_addr(id, (struct sockaddr *)sa);
+	if (!ret)
+		ret = rdma_listen(id, 128);
+	if (ret) {
+		rdma_destroy_id(id);
+		return ERR_PTR(ret);
+	}
+	return id;
+}
+
 /**
  * rds_ib_listen_init() - listen for RDS connections on every RDMA device
  * @trans: the transport the peers' connections are made for
+ *
+ * On RDS_IB_PORT for IPv4 and on RDS_IB_PORT6 for IPv6, as the
+ * distribution's; a host without IPv6 goes on with IPv4 alone.
  *
  * Return: 0, or a negative errno (-EADDRINUSE when another RDS, such as
  * the distribution's rds_rdma, already listens).
@@ -645,25 +782,31 @@ int rds_ib_listen_init(const struct rds_transport *trans)
 		.sin_addr.s_addr = htonl(INADDR_ANY),
 		.sin_port = htons(RDS_IB_PORT),
 	};
+	struct sockaddr_in6 sin6 = {
+		.sin6_family = AF_INET6,
+		.sin6_addr = IN6ADDR_ANY_INIT,
+		.sin6_port = htons(RDS_IB_PORT6),
+	};
 	struct rdma_cm_id *id;
-	int ret;
 
 	rds_ib_cm_transport = trans;
 
-	id = rdma_create_id(&init_net, rds_ib_cm_handler, NULL, RDMA_PS_TCP,
-			    IB_QPT_RC);
-	if (IS_ERR(id))
+	id = rds_ib_listen((struct sockaddr *)&sin, rds_ib_cm_handler);
+	if (IS_ERR(id)) {
+		pr_err("rds_zc_ib: cannot listen on RDMA port %u: %ld\n",
+		       RDS_IB_PORT, PTR_ERR(id));
 		return PTR_ERR(id);
-	ret = rdma_bind_addr(id, (struct sockaddr *)&sin);
-	if (!ret)
-		ret = rdma_listen(id, 128);
-	if (ret) {
-		pr_err("rds_zc_ib: cannot listen on RDMA port %u: %d\n",
-		       RDS_IB_PORT, ret);
-		rdma_destroy_id(id);
-		return ret;
 	}
 	rds_ib_listen_id = id;
+	if (!IS_ENABLED(CONFIG_IPV6) || !ipv6_mod_enabled())
+		return 0;
+	id = rds_ib_listen((struct sockaddr *)&sin6, rds_ib_cm_handler6);
+	if (IS_ERR(id)) {
+		pr_warn("rds_zc_ib: cannot listen on RDMA port %u for IPv6: %ld\n",
+			RDS_IB_PORT6, PTR_ERR(id));
+		return 0;
+	}
+	rds_ib_listen6_id = id;
 	return 0;
 }
 
@@ -672,6 +815,9 @@ int rds_ib_listen_init(const struct rds_transport *trans)
  */
 void rds_ib_listen_exit(void)
 {
+	if (rds_ib_listen6_id)
+		rdma_destroy_id(rds_ib_listen6_id);
+	rds_ib_listen6_id = NULL;
 	rdma_destroy_id(rds_ib_listen_id);
 	rds_ib_listen_id = NULL;
 }

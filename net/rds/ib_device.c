@@ -28,10 +28,12 @@
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
+#include <net/addrconf.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
+#include "addr.h"
 #include "ib.h"
 #include "transport.h"
 
@@ -45,7 +47,8 @@ static const struct rds_ib_device_hooks *rds_ib_device_hooks;
 /* Cached answers of rds_ib_device_for_addr(), at most RDS_IB_ADDR_MAX. */
 struct rds_ib_addr {
 	struct hlist_node node;		/* in rds_ib_addr_cache */
-	__be32		addr;
+	struct in6_addr	addr;		/* addr.h */
+	u32		scope;
 	struct rds_ib_device *rdev;	/* not referenced: see the flush */
 	struct rcu_head	rcu;
 };
@@ -77,14 +80,21 @@ static void rds_ib_addr_flush(bool wait)
 		synchronize_rcu();
 }
 
-static struct rds_ib_device *rds_ib_addr_lookup(__be32 addr)
+static u32 rds_ib_addr_key(const struct in6_addr *addr, u32 scope)
+{
+	return rds_addr_hash(addr, scope);
+}
+
+static struct rds_ib_device *rds_ib_addr_lookup(const struct in6_addr *addr,
+						u32 scope)
 {
 	struct rds_ib_device *rdev = NULL;
 	struct rds_ib_addr *a;
 
 	rcu_read_lock();
-	hash_for_each_possible_rcu(rds_ib_addr_cache, a, node, (__force u32)addr) {
-		if (a->addr == addr) {
+	hash_for_each_possible_rcu(rds_ib_addr_cache, a, node,
+				   rds_ib_addr_key(addr, scope)) {
+		if (ipv6_addr_equal(&a->addr, addr) && a->scope == scope) {
 			if (refcount_inc_not_zero(&a->rdev->refs))
 				rdev = a->rdev;
 			break;
@@ -94,23 +104,26 @@ static struct rds_ib_device *rds_ib_addr_lookup(__be32 addr)
 	return rdev;
 }
 
-static void rds_ib_addr_insert(__be32 addr, struct rds_ib_device *rdev)
+static void rds_ib_addr_insert(const struct in6_addr *addr, u32 scope,
+			       struct rds_ib_device *rdev)
 {
 	struct rds_ib_addr *a = kmalloc(sizeof(*a), GFP_KERNEL);
+	u32 key = rds_ib_addr_key(addr, scope);
 	struct rds_ib_addr *old;
 
 	if (!a)
 		return;
-	a->addr = addr;
+	a->addr = *addr;
+	a->scope = scope;
 	a->rdev = rdev;
 	spin_lock_bh(&rds_ib_addr_lock);
-	hash_for_each_possible(rds_ib_addr_cache, old, node, (__force u32)addr)
-		if (old->addr == addr)
+	hash_for_each_possible(rds_ib_addr_cache, old, node, key)
+		if (ipv6_addr_equal(&old->addr, addr) && old->scope == scope)
 			goto out_free;
 	/* Still listed: a removal that unlisted it after us flushes after. */
 	if (list_empty(&rdev->item) || rds_ib_addr_count >= RDS_IB_ADDR_MAX)
 		goto out_free;
-	hash_add_rcu(rds_ib_addr_cache, &a->node, (__force u32)addr);
+	hash_add_rcu(rds_ib_addr_cache, &a->node, key);
 	rds_ib_addr_count++;
 	spin_unlock_bh(&rds_ib_addr_lock);
 	return;
@@ -128,6 +141,10 @@ static int rds_ib_inetaddr_event(struct notifier_block *nb,
 }
 
 static struct notifier_block rds_ib_inetaddr_nb = {
+	.notifier_call = rds_ib_inetaddr_event,
+};
+
+static struct notifier_block rds_ib_inet6addr_nb = {
 	.notifier_call = rds_ib_inetaddr_event,
 };
 
@@ -295,7 +312,8 @@ struct rds_ib_device *rds_ib_device_get(struct ib_device *ibdev)
 /**
  * rds_ib_device_for_addr() - the RDMA device that owns a local address
  * @net: namespace of the socket; RDS over RDMA lives in init_net only
- * @addr: local IPv4 address
+ * @addr: local address (addr.h)
+ * @scope: its scope
  *
  * From the cache, else by binding a throw-away rdma_cm id to the address,
  * as rdma_cm itself finds devices, and looking the device up among those
@@ -304,29 +322,29 @@ struct rds_ib_device *rds_ib_device_get(struct ib_device *ibdev)
  * Context: process context, may sleep.
  * Return: the device with a reference (rds_ib_device_put() it), or NULL.
  */
-struct rds_ib_device *rds_ib_device_for_addr(struct net *net, __be32 addr)
+struct rds_ib_device *rds_ib_device_for_addr(struct net *net,
+					     const struct in6_addr *addr,
+					     u32 scope)
 {
-	struct sockaddr_in sin = {
-		.sin_family = AF_INET,
-		.sin_addr.s_addr = addr,
-	};
 	struct rds_ib_device *rdev = NULL;
+	struct sockaddr_storage sa;
 	struct rdma_cm_id *id;
 
 	if (!net_eq(net, &init_net))
 		return NULL;
-	rdev = rds_ib_addr_lookup(addr);
+	rdev = rds_ib_addr_lookup(addr, scope);
 	if (rdev)
 		return rdev;
 	id = rdma_create_id(&init_net, rds_ib_probe_handler, NULL,
 			    RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(id))
 		return NULL;
-	if (!rdma_bind_addr(id, (struct sockaddr *)&sin) && id->device)
+	rds_addr_fill(&sa, addr, 0, scope);
+	if (!rdma_bind_addr(id, (struct sockaddr *)&sa) && id->device)
 		rdev = rds_ib_device_get(id->device);
 	rdma_destroy_id(id);
 	if (rdev)
-		rds_ib_addr_insert(addr, rdev);
+		rds_ib_addr_insert(addr, scope, rdev);
 	return rdev;
 }
 
@@ -344,9 +362,18 @@ int rds_ib_device_init(const struct rds_ib_device_hooks *hooks)
 	ret = register_inetaddr_notifier(&rds_ib_inetaddr_nb);
 	if (ret)
 		return ret;
+	ret = register_inet6addr_notifier(&rds_ib_inet6addr_nb);
+	if (ret)
+		goto out_inet;
 	ret = ib_register_client(&rds_ib_client);
 	if (ret)
-		unregister_inetaddr_notifier(&rds_ib_inetaddr_nb);
+		goto out_inet6;
+	return 0;
+
+out_inet6:
+	unregister_inet6addr_notifier(&rds_ib_inet6addr_nb);
+out_inet:
+	unregister_inetaddr_notifier(&rds_ib_inetaddr_nb);
 	return ret;
 }
 
@@ -356,6 +383,7 @@ int rds_ib_device_init(const struct rds_ib_device_hooks *hooks)
 void rds_ib_device_exit(void)
 {
 	ib_unregister_client(&rds_ib_client);
+	unregister_inet6addr_notifier(&rds_ib_inet6addr_nb);
 	unregister_inetaddr_notifier(&rds_ib_inetaddr_nb);
 	rds_ib_addr_flush(true);
 }

@@ -373,6 +373,7 @@ static int rds_ib_mr_reg_wait(struct rds_ib_device *rdev, struct rds_mr *mr)
  * rds_ib_mr_reg() - register the core's pinned pages for remote access
  * @net: namespace of the socket
  * @laddr: the address the socket is bound to: its device registers
+ * @scope: its scope (addr.h)
  * @mr: the core's MR: pages, nr_pages, offset, len set
  *
  * Context: process context, may sleep.
@@ -383,9 +384,10 @@ static int rds_ib_mr_reg_wait(struct rds_ib_device *rdev, struct rds_mr *mr)
  * DMA-mapped, -EIO if the HCA refused or the registration QP is being
  * recovered from an earlier failure.
  */
-int rds_ib_mr_reg(struct net *net, __be32 laddr, struct rds_mr *mr)
+int rds_ib_mr_reg(struct net *net, const struct in6_addr *laddr, u32 scope,
+		  struct rds_mr *mr)
 {
-	struct rds_ib_device *rdev = rds_ib_device_for_addr(net, laddr);
+	struct rds_ib_device *rdev = rds_ib_device_for_addr(net, laddr, scope);
 	int ret;
 
 	if (!rdev)
@@ -418,6 +420,7 @@ static bool rds_ib_mr_chains(struct rds_ib_device *rdev)
  * rds_ib_mr_prepare() - map pages for a registration the message posts
  * @net: namespace of the socket
  * @laddr: the address the socket is bound to: its device registers
+ * @scope: its scope (addr.h)
  * @mr: the core's MR: pages, nr_pages, offset, len set
  *
  * As rds_ib_mr_reg(), but the REG_MR is left to rds_ib_mr_chain(), which
@@ -428,9 +431,10 @@ static bool rds_ib_mr_chains(struct rds_ib_device *rdev)
  * Context: process context, may sleep.
  * Return: as rds_ib_mr_reg().
  */
-int rds_ib_mr_prepare(struct net *net, __be32 laddr, struct rds_mr *mr)
+int rds_ib_mr_prepare(struct net *net, const struct in6_addr *laddr,
+		      u32 scope, struct rds_mr *mr)
 {
-	struct rds_ib_device *rdev = rds_ib_device_for_addr(net, laddr);
+	struct rds_ib_device *rdev = rds_ib_device_for_addr(net, laddr, scope);
 	struct rds_ib_mr *imr;
 	int ret;
 

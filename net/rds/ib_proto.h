@@ -8,12 +8,14 @@
 #define _RDS_ZC_IB_PROTO_H
 
 #include <linux/build_bug.h>
+#include <linux/in6.h>
 #include <linux/stddef.h>
 #include <linux/types.h>
 #include <net/checksum.h>
 
-/* The rdma_cm port RDS listens on for IPv4 (RDMA_PS_TCP), section 1.2. */
-#define RDS_IB_PORT		18634
+/* The rdma_cm ports RDS listens on (RDMA_PS_TCP), section 1.2. */
+#define RDS_IB_PORT		18634	/* IPv4, IPv4-mapped */
+#define RDS_IB_PORT6		16385	/* IPv6 */
 
 /* Payload of one SEND: messages go out in fragments of this size (4.6). */
 #define RDS_IB_FRAG_SIZE	4096
@@ -29,10 +31,8 @@
 /* Timeouts of address and route resolution (1.3). */
 #define RDS_IB_RESOLVE_MS	5000
 
-/* Connection private data, IPv4 form (2.1). */
-struct rds_ib_priv {
-	__be32	saddr;		/* the sender's RDS address */
-	__be32	daddr;		/* the address it wants to reach */
+/* Connection private data: the part both forms share (2.1). */
+struct rds_ib_priv_cmn {
 	u8	major;
 	u8	minor;
 	__be16	minor_mask;
@@ -44,12 +44,29 @@ struct rds_ib_priv {
 	u32	padding;
 };
 
+/* The IPv4 form, on the RDS_IB_PORT listener (2.1). */
+struct rds_ib_priv {
+	__be32	saddr;		/* the sender's RDS address */
+	__be32	daddr;		/* the address it wants to reach */
+	struct rds_ib_priv_cmn cmn;
+};
+
+/* The IPv6 form, on the RDS_IB_PORT6 listener (2.1). */
+struct rds_ib_priv6 {
+	struct in6_addr	saddr;
+	struct in6_addr	daddr;
+	struct rds_ib_priv_cmn cmn;
+};
+
 static_assert(sizeof(struct rds_ib_priv) == 32);
-static_assert(offsetof(struct rds_ib_priv, major) == 8);
-static_assert(offsetof(struct rds_ib_priv, minor_mask) == 10);
-static_assert(offsetof(struct rds_ib_priv, tos) == 12);
-static_assert(offsetof(struct rds_ib_priv, ack_seq) == 16);
-static_assert(offsetof(struct rds_ib_priv, credit) == 24);
+static_assert(offsetof(struct rds_ib_priv, cmn) == 8);
+static_assert(offsetof(struct rds_ib_priv_cmn, minor_mask) == 2);
+static_assert(offsetof(struct rds_ib_priv_cmn, tos) == 4);
+static_assert(offsetof(struct rds_ib_priv_cmn, ack_seq) == 8);
+static_assert(offsetof(struct rds_ib_priv_cmn, credit) == 16);
+static_assert(sizeof(struct rds_ib_priv6) == 56);
+static_assert(offsetof(struct rds_ib_priv6, daddr) == 16);
+static_assert(offsetof(struct rds_ib_priv6, cmn) == 32);
 
 /* The header every fragment starts with (4.1). */
 struct rds_ib_hdr {

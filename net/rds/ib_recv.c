@@ -281,7 +281,7 @@ static void rds_ib_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		goto out;
 	if (wc->status != IB_WC_SUCCESS) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			pr_debug("rds_zc_ib: receive from %pI4 failed: %s\n",
+			pr_debug("rds_zc_ib: receive from %pI6c failed: %s\n",
 				 &ic->conn->faddr,
 				 ib_wc_status_msg(wc->status));
 		rds_ib_conn_drop(ic, "receive completion error");

@@ -153,7 +153,7 @@ static void rds_ib_send_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	if (wc->status != IB_WC_SUCCESS) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			pr_debug("rds_zc_ib: send to %pI4 failed: %s\n",
+			pr_debug("rds_zc_ib: send to %pI6c failed: %s\n",
 				 &ic->conn->faddr,
 				 ib_wc_status_msg(wc->status));
 		rds_ib_conn_drop(ic, "send completion error");

@@ -13,8 +13,9 @@
  * the filling pass; the filling pass then reports ENOSPC again.
  *
  * Every table has an RDS6_INFO_* twin with struct rds6_info_* rows, as in
- * the distribution's RDS: the same rows, each IPv4 address written as
- * an IPv4-mapped IPv6 address (::ffff:a.b.c.d), 0.0.0.0 as ::.
+ * the distribution's RDS: every row, each IPv4 address written as an
+ * IPv4-mapped IPv6 address (::ffff:a.b.c.d), 0.0.0.0 as ::.  The
+ * RDS_INFO_* tables leave out the rows of IPv6 sockets and connections.
  */
 #include <linux/errno.h>
 #include <linux/mm.h>
@@ -26,6 +27,7 @@
 #include <net/sock.h>
 #include <uapi/linux/rds.h>
 
+#include "addr.h"
 #include "connection.h"
 #include "info.h"
 #include "message.h"
@@ -50,54 +52,66 @@ static void rds_info_add(struct rds_info_sink *s, const void *entry)
 	s->nr++;
 }
 
-static struct in6_addr rds_info_map4(__be32 from)
+/*
+ * Rows are made in their RDS6_INFO_* form.  An RDS_INFO_* table takes
+ * those whose addresses are all IPv4 (or none), as the distribution's.
+ */
+static bool rds_info_v4(struct in6_addr a)
 {
-	struct in6_addr to = {};
+	return ipv6_addr_any(&a) || rds_addr_is_v4(&a);
+}
 
-	if (from)
-		ipv6_addr_set_v4mapped(from, &to);
-	return to;
+/* An address in an RDS6_INFO_* row: IPv4 mapped, 0.0.0.0 as ::. */
+static struct in6_addr rds_info_v6(const struct in6_addr *a)
+{
+	if (rds_addr_is_v4(a) && !rds_addr_v4(a))
+		return in6addr_any;
+	return *a;
 }
 
 static void rds_info_add_socket(struct rds_info_sink *s,
-				const struct rds_info_socket *si)
+				const struct rds6_info_socket *si6)
 {
-	struct rds6_info_socket si6;
+	struct rds_info_socket si;
 
-	if (!s->v6) {
-		rds_info_add(s, si);
+	if (s->v6) {
+		rds_info_add(s, si6);
 		return;
 	}
-	memset(&si6, 0, sizeof(si6));
-	si6.sndbuf = si->sndbuf;
-	si6.bound_addr = rds_info_map4(si->bound_addr);
-	si6.connected_addr = rds_info_map4(si->connected_addr);
-	si6.bound_port = si->bound_port;
-	si6.connected_port = si->connected_port;
-	si6.rcvbuf = si->rcvbuf;
-	si6.inum = si->inum;
-	rds_info_add(s, &si6);
+	memset(&si, 0, sizeof(si));
+	if (!rds_info_v4(si6->bound_addr) || !rds_info_v4(si6->connected_addr))
+		return;
+	si.bound_addr = si6->bound_addr.s6_addr32[3];
+	si.connected_addr = si6->connected_addr.s6_addr32[3];
+	si.sndbuf = si6->sndbuf;
+	si.bound_port = si6->bound_port;
+	si.connected_port = si6->connected_port;
+	si.rcvbuf = si6->rcvbuf;
+	si.inum = si6->inum;
+	rds_info_add(s, &si);
 }
 
 static void rds_info_add_message(struct rds_info_sink *s,
-				 const struct rds_info_message *mi)
+				 const struct rds6_info_message *mi6)
 {
-	struct rds6_info_message mi6;
+	struct rds_info_message mi;
 
-	if (!s->v6) {
-		rds_info_add(s, mi);
+	if (s->v6) {
+		rds_info_add(s, mi6);
 		return;
 	}
-	memset(&mi6, 0, sizeof(mi6));
-	mi6.seq = mi->seq;
-	mi6.len = mi->len;
-	mi6.laddr = rds_info_map4(mi->laddr);
-	mi6.faddr = rds_info_map4(mi->faddr);
-	mi6.lport = mi->lport;
-	mi6.fport = mi->fport;
-	mi6.flags = mi->flags;
-	mi6.tos = mi->tos;
-	rds_info_add(s, &mi6);
+	memset(&mi, 0, sizeof(mi));
+	if (!rds_info_v4(mi6->laddr) || !rds_info_v4(mi6->faddr))
+		return;
+	mi.laddr = mi6->laddr.s6_addr32[3];
+	mi.faddr = mi6->faddr.s6_addr32[3];
+	mi.seq = mi6->seq;
+	mi.len = mi6->len;
+	mi.lport = mi6->lport;
+	mi.fport = mi6->fport;
+	mi.flags = mi6->flags;
+	mi.tos = mi6->tos;
+	rds_info_add(s, &mi);
 }
 
 static void rds_info_counter(const char *name, u64 value, void *arg)
@@ -124,16 +138,17 @@ static void rds_info_counters(struct rds_info_sink *s)
 static void rds_info_one_socket(struct rds_sock *rs, void *arg)
 {
 	struct rds_info_sink *s = arg;
-	struct rds_info_socket si;
+	struct rds6_info_socket si;
 
 	if (!net_eq(sock_net(&rs->sk), s->net))
 		return;
 	memset(&si, 0, sizeof(si));
 	si.sndbuf = rds_sk_sndbuf(rs);
 	si.rcvbuf = rds_sk_rcvbuf(rs);
-	si.bound_addr = READ_ONCE(rs->bound_addr);
+	/* Unlocked: a row may mix a binding with the one before it. */
+	si.bound_addr = rds_info_v6(&rs->bound_addr);
 	si.bound_port = READ_ONCE(rs->bound_port);
-	si.connected_addr = READ_ONCE(rs->conn_addr);
+	si.connected_addr = rds_info_v6(&rs->conn_addr);
 	si.connected_port = READ_ONCE(rs->conn_port);
 	si.inum = sock_i_ino(&rs->sk);
 	rds_info_add_socket(s, &si);
@@ -148,7 +163,7 @@ static void rds_info_sockets(struct rds_info_sink *s)
 static void rds_info_one_recv_queue(struct rds_sock *rs, void *arg)
 {
 	struct rds_info_sink *s = arg;
-	struct rds_info_message mi;
+	struct rds6_info_message mi;
 	struct rds_incoming *inc;
 
 	if (!net_eq(sock_net(&rs->sk), s->net))
@@ -173,24 +188,27 @@ static void rds_info_recv_messages(struct rds_info_sink *s)
 	rds_sock_walk(rds_info_one_recv_queue, s);
 }
 
-static void rds_info_one_connection(const struct rds_info_connection *ci,
-				    void *arg)
+static void rds_info_one_connection(const struct rds6_info_connection *ci6,
+				    u8 tos, void *arg)
 {
-	struct rds6_info_connection ci6;
+	struct rds_info_connection ci;
 	struct rds_info_sink *s = arg;
 
-	if (!s->v6) {
-		rds_info_add(s, ci);
+	if (s->v6) {
+		rds_info_add(s, ci6);
 		return;
 	}
-	memset(&ci6, 0, sizeof(ci6));
-	ci6.next_tx_seq = ci->next_tx_seq;
-	ci6.next_rx_seq = ci->next_rx_seq;
-	ci6.laddr = rds_info_map4(ci->laddr);
-	ci6.faddr = rds_info_map4(ci->faddr);
-	memcpy(ci6.transport, ci->transport, sizeof(ci6.transport));
-	ci6.flags = ci->flags;
-	rds_info_add(s, &ci6);
+	memset(&ci, 0, sizeof(ci));
+	if (!rds_info_v4(ci6->laddr) || !rds_info_v4(ci6->faddr))
+		return;
+	ci.laddr = ci6->laddr.s6_addr32[3];
+	ci.faddr = ci6->faddr.s6_addr32[3];
+	ci.next_tx_seq = ci6->next_tx_seq;
+	ci.next_rx_seq = ci6->next_rx_seq;
+	memcpy(ci.transport, ci6->transport, sizeof(ci.transport));
+	ci.flags = ci6->flags;
+	ci.tos = tos;
+	rds_info_add(s, &ci);
 }
 
 static void rds_info_connections(struct rds_info_sink *s)
@@ -198,30 +216,32 @@ static void rds_info_connections(struct rds_info_sink *s)
 	rds_conn_info_walk(s->net, rds_info_one_connection, s);
 }
 
-static void rds_info_one_rdma_connection(const struct rds_info_rdma_connection *ri,
+static void rds_info_one_rdma_connection(const struct rds6_info_rdma_connection *ri6,
 					 void *arg)
 {
-	struct rds6_info_rdma_connection ri6;
+	struct rds_info_rdma_connection ri;
 	struct rds_info_sink *s = arg;
 
-	if (!s->v6) {
-		rds_info_add(s, ri);
+	if (s->v6) {
+		rds_info_add(s, ri6);
 		return;
 	}
-	memset(&ri6, 0, sizeof(ri6));
-	ri6.src_addr = rds_info_map4(ri->src_addr);
-	ri6.dst_addr = rds_info_map4(ri->dst_addr);
-	memcpy(ri6.src_gid, ri->src_gid, sizeof(ri6.src_gid));
-	memcpy(ri6.dst_gid, ri->dst_gid, sizeof(ri6.dst_gid));
-	ri6.max_send_wr = ri->max_send_wr;
-	ri6.max_recv_wr = ri->max_recv_wr;
-	ri6.max_send_sge = ri->max_send_sge;
-	ri6.rdma_mr_max = ri->rdma_mr_max;
-	ri6.rdma_mr_size = ri->rdma_mr_size;
-	ri6.tos = ri->tos;
-	ri6.sl = ri->sl;
-	ri6.cache_allocs = ri->cache_allocs;
-	rds_info_add(s, &ri6);
+	memset(&ri, 0, sizeof(ri));
+	if (!rds_info_v4(ri6->src_addr) || !rds_info_v4(ri6->dst_addr))
+		return;
+	ri.src_addr = ri6->src_addr.s6_addr32[3];
+	ri.dst_addr = ri6->dst_addr.s6_addr32[3];
+	memcpy(ri.src_gid, ri6->src_gid, sizeof(ri.src_gid));
+	memcpy(ri.dst_gid, ri6->dst_gid, sizeof(ri.dst_gid));
+	ri.max_send_wr = ri6->max_send_wr;
+	ri.max_recv_wr = ri6->max_recv_wr;
+	ri.max_send_sge = ri6->max_send_sge;
+	ri.rdma_mr_max = ri6->rdma_mr_max;
+	ri.rdma_mr_size = ri6->rdma_mr_size;
+	ri.tos = ri6->tos;
+	ri.sl = ri6->sl;
+	ri.cache_allocs = ri6->cache_allocs;
+	rds_info_add(s, &ri);
 }
 
 static void rds_info_ib_connections(struct rds_info_sink *s)
@@ -229,7 +249,7 @@ static void rds_info_ib_connections(struct rds_info_sink *s)
 	rds_conn_rdma_info_walk(s->net, rds_info_one_rdma_connection, s);
 }
 
-static void rds_info_one_message(const struct rds_info_message *mi,
+static void rds_info_one_message(const struct rds6_info_message *mi,
 				 void *arg)
 {
 	rds_info_add_message(arg, mi);

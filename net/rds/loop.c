@@ -12,9 +12,12 @@
  */
 #include <linux/errno.h>
 #include <linux/gfp.h>
+#include <linux/netdevice.h>
+#include <net/addrconf.h>
 #include <net/route.h>
 #include <uapi/linux/rds.h>
 
+#include "addr.h"
 #include "loop.h"
 #include "message.h"
 #include "stats.h"
@@ -28,13 +31,33 @@ const struct rds_transport rds_loop_transport = {
 /**
  * rds_loop_addr_is_local() - is @addr an address of this host?
  * @net: namespace to look in
- * @addr: IPv4 address
+ * @addr: address (addr.h)
+ * @scope: its scope: the interface a link-local address must be on
  *
- * Return: true for any address that routes locally (127/8 included).
+ * Return: true for an IPv4 address that routes locally (127/8 included),
+ * and for an IPv6 address of one of @net's interfaces (::1 included).
  */
-bool rds_loop_addr_is_local(struct net *net, __be32 addr)
+bool rds_loop_addr_is_local(struct net *net, const struct in6_addr *addr,
+			    u32 scope)
 {
-	return inet_addr_type(net, addr) == RTN_LOCAL;
+	struct net_device *dev = NULL;
+	bool local;
+
+	if (rds_addr_is_v4(addr))
+		return inet_addr_type(net, rds_addr_v4(addr)) == RTN_LOCAL;
+	if (!IS_ENABLED(CONFIG_IPV6))
+		return false;
+	rcu_read_lock();
+	if (scope) {
+		dev = dev_get_by_index_rcu(net, scope);
+		if (!dev) {
+			rcu_read_unlock();
+			return false;
+		}
+	}
+	local = ipv6_chk_addr(net, addr, dev, !!dev);
+	rcu_read_unlock();
+	return local;
 }
 
 /**
@@ -45,12 +68,14 @@ bool rds_loop_addr_is_local(struct net *net, __be32 addr)
  * @sport: sender's bound port
  * @daddr: destination, a local address
  * @dport: destination port
+ * @scope: the scope of the addresses
  *
  * Context: process context.
  * Return: 0 (also when nobody is bound at the destination), or -ENOMEM.
  */
-int rds_loop_xmit(struct net *net, struct rds_msg *m, __be32 saddr,
-		  __be16 sport, __be32 daddr, __be16 dport)
+int rds_loop_xmit(struct net *net, struct rds_msg *m,
+		  const struct in6_addr *saddr, __be16 sport,
+		  const struct in6_addr *daddr, __be16 dport, u32 scope)
 {
 	struct rds_msg *copy = NULL;
 	struct rds_incoming *inc;
@@ -64,10 +89,11 @@ int rds_loop_xmit(struct net *net, struct rds_msg *m, __be32 saddr,
 	rds_msg_put(copy);	/* the incoming holds its own reference */
 	if (!inc)
 		return -ENOMEM;
-	inc->saddr = saddr;
+	inc->saddr = *saddr;
 	inc->sport = sport;
-	inc->daddr = daddr;
+	inc->daddr = *daddr;
 	inc->dport = dport;
+	inc->scope = scope;
 	rds_stat_inc(RDS_STAT_SEND_LOCAL);
 	rds_zc_deliver(net, inc, false);
 	return 0;

@@ -9,14 +9,17 @@
 
 #include <linux/types.h>
 
+struct in6_addr;
 struct net;
 struct rds_msg;
 struct rds_transport;
 
 extern const struct rds_transport rds_loop_transport;
 
-bool rds_loop_addr_is_local(struct net *net, __be32 addr);
-int rds_loop_xmit(struct net *net, struct rds_msg *m, __be32 saddr,
-		  __be16 sport, __be32 daddr, __be16 dport);
+bool rds_loop_addr_is_local(struct net *net, const struct in6_addr *addr,
+			    u32 scope);
+int rds_loop_xmit(struct net *net, struct rds_msg *m,
+		  const struct in6_addr *saddr, __be16 sport,
+		  const struct in6_addr *daddr, __be16 dport, u32 scope);
 
 #endif /* _RDS_ZC_LOOP_H */

@@ -16,6 +16,7 @@
 #ifndef _RDS_ZC_MESSAGE_H
 #define _RDS_ZC_MESSAGE_H
 
+#include <linux/in6.h>
 #include <linux/list.h>
 #include <linux/math.h>
 #include <linux/overflow.h>
@@ -97,10 +98,11 @@ enum rds_rx_lat_point {
 struct rds_incoming {
 	struct list_head item;		/* on rds_sock.recv_queue */
 	struct rds_msg	*msg;		/* reference owned */
-	__be32		saddr;
-	__be32		daddr;
+	struct in6_addr	saddr;		/* IPv4 ones IPv4-mapped (addr.h) */
+	struct in6_addr	daddr;
 	__be16		sport;
 	__be16		dport;
+	u32		scope;		/* of daddr, if link-local */
 	u64		rx_lat[RDS_RX_LAT_NR];
 	ktime_t		rx_tstamp;	/* wall clock at queueing, if asked */
 	u64		rdma_cookie;	/* from an RDMA_DEST extension */

@@ -294,7 +294,8 @@ static struct rds_mr *rds_mr_create(struct rds_sock *rs,
 {
 	const struct rds_transport *trans;
 	struct rds_mr *mr;
-	__be32 laddr;
+	struct in6_addr laddr;
+	u32 scope;
 	int ret;
 
 	if (flags & ~RDS_RDMA_FLAGS)
@@ -305,6 +306,7 @@ static struct rds_mr *rds_mr_create(struct rds_sock *rs,
 
 	lock_sock(&rs->sk);
 	laddr = rs->bound_addr;
+	scope = rs->bound_scope;
 	trans = rs->trans;
 	release_sock(&rs->sk);
 	if (!READ_ONCE(rs->bound_port))
@@ -337,9 +339,9 @@ static struct rds_mr *rds_mr_create(struct rds_sock *rs,
 	mmgrab(mr->mm);
 
 	if (defer && trans->mr_prepare)
-		ret = trans->mr_prepare(sock_net(&rs->sk), laddr, mr);
+		ret = trans->mr_prepare(sock_net(&rs->sk), &laddr, scope, mr);
 	else
-		ret = trans->mr_reg(sock_net(&rs->sk), laddr, mr);
+		ret = trans->mr_reg(sock_net(&rs->sk), &laddr, scope, mr);
 	if (ret)
 		goto out_uncharge;
 	sock_hold(&rs->sk);
@@ -429,15 +431,16 @@ int rds_rdma_get_mr(struct rds_sock *rs, const void *args, size_t argsize)
 {
 	const struct rds_get_mr_for_dest_args *d = args;
 	const struct rds_get_mr_args *a = args;
+	struct in6_addr addr;
 	u64 cookie;
-	__be32 addr;
 	__be16 port;
+	u32 scope;
 	int ret;
 
 	if (argsize == sizeof(*d)) {
 		/* The destination is only checked: keys serve any peer. */
 		ret = rds_addr_parse(&d->dest_addr, sizeof(d->dest_addr),
-				     -EINVAL, &addr, &port);
+				     -EINVAL, &addr, &port, &scope);
 		if (ret)
 			return ret;
 		return rds_mr_map(rs, &d->vec, d->cookie_addr, d->flags,

@@ -52,12 +52,12 @@ void rds_op_sock_init(struct rds_sock *rs)
  *
  * Context: process context.
  */
-void rds_op_track(struct rds_sock *rs, struct rds_rdma_op *op, __be32 daddr,
-		  __be16 dport)
+void rds_op_track(struct rds_sock *rs, struct rds_rdma_op *op,
+		  const struct in6_addr *daddr, __be16 dport)
 {
 	unsigned long flags;
 
-	op->daddr = daddr;
+	op->daddr = *daddr;
 	op->dport = dport;
 	spin_lock_irqsave(&rs->op_lock, flags);
 	op->id = ++rs->op_last_id;
@@ -97,21 +97,27 @@ void rds_op_untrack(struct rds_rdma_op *op, bool readers_woken)
 		rs->sk.sk_data_ready(&rs->sk);
 }
 
+/* A destination of RDS_OP_BARRIER: port 0 stands for every port. */
+struct rds_op_dest {
+	struct in6_addr	addr;
+	__be16		port;
+};
+
 /* The barrier of @dest (NULL: every destination).  Caller holds op_lock. */
 static u64 rds_op_done_locked(struct rds_sock *rs,
-			      const struct sockaddr_in *dest)
+			      const struct rds_op_dest *dest)
 {
 	struct rds_rdma_op *op;
 
 	list_for_each_entry(op, &rs->op_inflight, inflight)
-		if (!dest || (op->daddr == dest->sin_addr.s_addr &&
-			      (!dest->sin_port || op->dport == dest->sin_port)))
+		if (!dest || (ipv6_addr_equal(&op->daddr, &dest->addr) &&
+			      (!dest->port || op->dport == dest->port)))
 			return op->id - 1;
 	return rs->op_last_id;
 }
 
 /* Has the barrier of @dest reached @id?  Its value in *@done. */
-static bool rds_op_reached(struct rds_sock *rs, const struct sockaddr_in *dest,
+static bool rds_op_reached(struct rds_sock *rs, const struct rds_op_dest *dest,
 			   u64 id, u64 *done)
 {
 	unsigned long flags;
@@ -131,17 +137,17 @@ static bool rds_op_reached(struct rds_sock *rs, const struct sockaddr_in *dest,
  *
  * Context: process context, may sleep.
  * Return: 0 with done_id written; -EINVAL for a short buffer, an unknown
- * family or a wait_id never handed out; -EAFNOSUPPORT for an IPv6
- * address that is not IPv4-mapped;
+ * family or a wait_id never handed out;
  * -EAGAIN when wait_id is not reached (at once when non-blocking, after
  * SO_RCVTIMEO otherwise); -EINTR or -ERESTARTSYS on a signal; -EFAULT.
  */
 int rds_op_barrier(struct rds_sock *rs, bool nonblock, char __user *optval,
 		   int __user *optlen)
 {
-	const struct sockaddr_in *dest = NULL;
-	struct sockaddr_in dest4 = { .sin_family = AF_INET };
+	const struct rds_op_dest *dest = NULL;
+	struct rds_op_dest d;
 	struct rds_op_barrier b;
+	u32 scope;
 	unsigned long flags;
 	u64 done, last;
 	long timeo, left;
@@ -155,10 +161,10 @@ int rds_op_barrier(struct rds_sock *rs, bool nonblock, char __user *optval,
 		return -EFAULT;
 	if (b.dest.ss_family != AF_UNSPEC) {
 		ret = rds_addr_parse(&b.dest, sizeof(b.dest), -EINVAL,
-				     &dest4.sin_addr.s_addr, &dest4.sin_port);
+				     &d.addr, &d.port, &scope);
 		if (ret)
 			return ret;
-		dest = &dest4;
+		dest = &d;
 	}
 
 	spin_lock_irqsave(&rs->op_lock, flags);

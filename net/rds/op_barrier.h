@@ -14,11 +14,12 @@
 #include <linux/types.h>
 
 struct rds_rdma_op;
+struct in6_addr;
 struct rds_sock;
 
 void rds_op_sock_init(struct rds_sock *rs);
-void rds_op_track(struct rds_sock *rs, struct rds_rdma_op *op, __be32 daddr,
-		  __be16 dport);
+void rds_op_track(struct rds_sock *rs, struct rds_rdma_op *op,
+		  const struct in6_addr *daddr, __be16 dport);
 void rds_op_untrack(struct rds_rdma_op *op, bool readers_woken);
 int rds_op_barrier(struct rds_sock *rs, bool nonblock, char __user *optval,
 		   int __user *optlen);

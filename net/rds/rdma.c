@@ -179,7 +179,7 @@ static void rds_rdma_msg_release(struct rds_msg *m)
  * more than UIO_MAXIOV iovecs, or an errno of registration or pinning.
  */
 int rds_rdma_cmsgs(struct rds_sock *rs, struct msghdr *msg, struct rds_msg *m,
-		   __be32 daddr, __be16 dport, bool remote)
+		   const struct in6_addr *daddr, __be16 dport, bool remote)
 {
 	const struct rds_atomic_args *atomic = NULL;
 	const u64 *id_addr = NULL;

@@ -22,6 +22,7 @@
 #define _RDS_ZC_RDMA_H
 
 #include <linux/completion.h>
+#include <linux/in6.h>
 #include <linux/list.h>
 #include <linux/rbtree.h>
 #include <linux/refcount.h>
@@ -94,7 +95,7 @@ struct rds_rdma_op {
 	struct rds_atomic atomic;
 	/* Its id and destination, for barriers (op_barrier.c). */
 	u64		id;
-	__be32		daddr;
+	struct in6_addr	daddr;
 	__be16		dport;
 	struct list_head inflight;	/* on rs->op_inflight until done */
 	bool		fence;
@@ -124,7 +125,7 @@ void rds_rdma_sock_release(struct rds_sock *rs);
 
 int rds_rdma_cmsg_type(int type);
 int rds_rdma_cmsgs(struct rds_sock *rs, struct msghdr *msg, struct rds_msg *m,
-		   __be32 daddr, __be16 dport, bool remote);
+		   const struct in6_addr *daddr, __be16 dport, bool remote);
 void rds_rdma_op_free(struct rds_rdma_op *op);
 void rds_rdma_op_done(struct rds_rdma_op *op, int status);
 void rds_zc_rdma_done(struct rds_rdma_op *op, int status);

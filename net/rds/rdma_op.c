@@ -308,7 +308,8 @@ struct rds_rdma_op *rds_atomic_op_build(struct rds_sock *rs, int type,
 	const struct rds_transport *trans;
 	struct rds_rdma_op *op;
 	struct rds_atomic *at;
-	__be32 laddr;
+	struct in6_addr laddr;
+	u32 scope;
 	int ret;
 
 	if (a->flags & ~RDS_RDMA_FLAGS)
@@ -320,11 +321,12 @@ struct rds_rdma_op *rds_atomic_op_build(struct rds_sock *rs, int type,
 		return ERR_PTR(-EINVAL);
 	lock_sock(&rs->sk);
 	laddr = rs->bound_addr;
+	scope = rs->bound_scope;
 	trans = rs->trans;
 	release_sock(&rs->sk);
 	if (!trans || !trans->atomic_check)
 		return ERR_PTR(-EOPNOTSUPP);
-	ret = trans->atomic_check(sock_net(&rs->sk), laddr,
+	ret = trans->atomic_check(sock_net(&rs->sk), &laddr, scope,
 				  rds_atomic_masked(type));
 	if (ret)
 		return ERR_PTR(ret);

@@ -28,6 +28,7 @@
 #include <net/sock.h>
 #include <uapi/linux/rds.h>
 
+#include "addr.h"
 #include "bind.h"
 #include "connection.h"
 #include "defer.h"
@@ -76,7 +77,7 @@ static void rds_recv_account(struct rds_sock *rs, long payload, long mem)
 		return;
 	}
 	/* Peers learn it from our next map update (wire 7.2). */
-	rds_conn_cong_changed(sock_net(&rs->sk), rs->bound_addr);
+	rds_conn_cong_changed(sock_net(&rs->sk), &rs->bound_addr);
 }
 
 /*
@@ -92,7 +93,7 @@ static bool rds_recv_queue(struct rds_sock *rs, struct rds_incoming *inc)
 	spin_lock_bh(&rs->recv_lock);
 	if (!rs->dead) {
 		/* Once unlocked, a reader may take @inc and free it. */
-		trace_rds_recv_queue(inc->saddr, inc->sport, inc->daddr,
+		trace_rds_recv_queue(&inc->saddr, inc->sport, &inc->daddr,
 				     inc->dport, inc->msg->len, 0);
 		list_add_tail(&inc->item, &rs->recv_queue);
 		rds_recv_account(rs, inc->msg->len, inc->charge);
@@ -101,7 +102,7 @@ static bool rds_recv_queue(struct rds_sock *rs, struct rds_incoming *inc)
 	spin_unlock_bh(&rs->recv_lock);
 
 	if (!queued) {
-		trace_rds_recv_queue(inc->saddr, inc->sport, inc->daddr,
+		trace_rds_recv_queue(&inc->saddr, inc->sport, &inc->daddr,
 				     inc->dport, inc->msg->len, -ESHUTDOWN);
 		rds_stat_inc(RDS_STAT_RECV_DROP_CLOSED);
 		rds_inc_free(inc);
@@ -145,9 +146,9 @@ int rds_zc_deliver(struct net *net, struct rds_incoming *inc, bool bounded)
 	if (!inc->rx_lat[RDS_RX_LAT_START])
 		inc->rx_lat[RDS_RX_LAT_START] = inc->rx_lat[RDS_RX_LAT_HEADER];
 
-	rs = rds_bind_lookup(net, inc->daddr, inc->dport);
+	rs = rds_bind_lookup(net, &inc->daddr, inc->dport, inc->scope);
 	if (!rs) {
-		trace_rds_recv_queue(inc->saddr, inc->sport, inc->daddr,
+		trace_rds_recv_queue(&inc->saddr, inc->sport, &inc->daddr,
 				     inc->dport, inc->msg->len, -ENOTCONN);
 		rds_stat_inc(RDS_STAT_RECV_DROP_NO_SOCK);
 		rds_inc_free(inc);
@@ -312,18 +313,15 @@ static int rds_recv_put_tstamp(struct rds_sock *rs, struct msghdr *msg,
 	return put_cmsg(msg, SOL_SOCKET, SO_TIMESTAMP_NEW, sizeof(stv), &stv);
 }
 
+/* The sender's name: a sockaddr_in, or a sockaddr_in6 for IPv6. */
 static void rds_recv_fill_name(struct msghdr *msg,
 			       const struct rds_incoming *inc)
 {
-	DECLARE_SOCKADDR(struct sockaddr_in *, sin, msg->msg_name);
+	DECLARE_SOCKADDR(struct sockaddr_in6 *, sin6, msg->msg_name);
 
-	if (!sin)
-		return;
-	memset(sin, 0, sizeof(*sin));
-	sin->sin_family = AF_INET;
-	sin->sin_port = inc->sport;
-	sin->sin_addr.s_addr = inc->saddr;
-	msg->msg_namelen = sizeof(*sin);
+	if (sin6)
+		msg->msg_namelen = rds_addr_fill(sin6, &inc->saddr, inc->sport,
+						 inc->scope);
 }
 
 /*
@@ -355,7 +353,7 @@ static int rds_recv_one(struct rds_sock *rs, struct msghdr *msg,
 	    rds_recv_put_tstamp(rs, msg, inc))
 		return -EFAULT;
 	rds_recv_fill_name(msg, inc);
-	trace_rds_recv_read(inc->saddr, inc->sport, inc->daddr, inc->dport,
+	trace_rds_recv_read(&inc->saddr, inc->sport, &inc->daddr, inc->dport,
 			    len, ret);
 	if (!(flags & MSG_PEEK)) {
 		rds_stat_inc(RDS_STAT_RECV_DELIVERED);

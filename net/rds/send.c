@@ -31,32 +31,48 @@
  */
 #define RDS_SEND_FLAGS	(MSG_DONTWAIT | MSG_CMSG_COMPAT | MSG_ZEROCOPY)
 
-/* Where the message goes: msg_name, else the connect()ed destination. */
+/*
+ * Where the message goes: msg_name, else the connect()ed destination, in
+ * *@daddr:*@dport; *@scope is the interface of a link-local one.
+ */
 static int rds_send_dest(struct rds_sock *rs, struct msghdr *msg,
-			 __be32 *daddr, __be16 *dport)
+			 struct in6_addr *daddr, __be16 *dport, u32 *scope)
 {
-	__be32 addr;
-	__be16 port;
 	int ret;
 
 	if (!msg->msg_namelen) {
 		lock_sock(&rs->sk);
 		*daddr = rs->conn_addr;
 		*dport = rs->conn_port;
+		*scope = rs->conn_scope;
 		release_sock(&rs->sk);
 		return 0;
 	}
 	if (msg->msg_namelen < sizeof(struct sockaddr_in))
 		return -EINVAL;
-	ret = rds_addr_parse(msg->msg_name, msg->msg_namelen, -EINVAL, &addr,
-			     &port);
+	ret = rds_addr_parse(msg->msg_name, msg->msg_namelen, -EINVAL, daddr,
+			     dport, scope);
 	if (ret)
 		return ret;
-	if (addr == htonl(INADDR_ANY) || addr == htonl(INADDR_BROADCAST) ||
-	    ipv4_is_multicast(addr))
+	if (!rds_addr_unicast(daddr, *scope))
 		return -EINVAL;
-	*daddr = addr;
-	*dport = port;
+	return 0;
+}
+
+/*
+ * The scope of a message from the socket's address to @daddr: both
+ * families must match, and two link-local scopes must be one link.
+ * Caller holds lock_sock().
+ */
+static int rds_send_scope(const struct rds_sock *rs,
+			  const struct in6_addr *daddr, u32 *scope)
+{
+	if (rds_addr_is_v4(daddr) != rds_addr_is_v4(&rs->bound_addr))
+		return -EOPNOTSUPP;
+	if (!*scope)
+		*scope = rs->bound_scope;
+	else if (rs->bound_scope && rs->bound_scope != *scope)
+		return -EINVAL;
 	return 0;
 }
 
@@ -88,7 +104,8 @@ static int rds_send_check_cmsgs(struct msghdr *msg)
  * ENOBUFS is remembered for poll(), with the generation read before the
  * test so that poll() sees any later change.
  */
-static int rds_send_cong_wait(struct rds_sock *rs, __be32 daddr, __be16 dport,
+static int rds_send_cong_wait(struct rds_sock *rs,
+			      const struct in6_addr *daddr, __be16 dport,
 			      bool nonblock, long *timeo)
 {
 	unsigned int gen = rds_cong_generation();
@@ -171,8 +188,9 @@ charged:
 
 /* Queue a message for another host on the connection to it. */
 static int rds_send_remote(struct rds_sock *rs, const struct rds_transport *trans,
-			   struct rds_msg **mp, __be32 saddr, __be16 sport,
-			   __be32 daddr, __be16 dport, u8 tos, bool nonblock,
+			   struct rds_msg **mp, const struct in6_addr *saddr,
+			   __be16 sport, const struct in6_addr *daddr,
+			   __be16 dport, u32 scope, u8 tos, bool nonblock,
 			   long *timeo)
 {
 	struct net *net = sock_net(&rs->sk);
@@ -182,7 +200,7 @@ static int rds_send_remote(struct rds_sock *rs, const struct rds_transport *tran
 
 	if (!trans || !trans->xmit)
 		return -ENETUNREACH;
-	conn = rds_zc_conn_get(net, saddr, daddr, tos, trans);
+	conn = rds_zc_conn_get(net, saddr, daddr, tos, scope, trans);
 	if (IS_ERR(conn))
 		return PTR_ERR(conn);
 
@@ -226,10 +244,11 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	const struct rds_transport *trans;
 	bool nonblock = msg->msg_flags & MSG_DONTWAIT;
 	long timeo = sock_sndtimeo(sk, nonblock);
-	__be32 saddr, daddr;
+	struct in6_addr saddr, daddr;
 	__be16 sport, dport;
 	struct rds_msg *m;
 	bool remote;
+	u32 scope;
 	u8 tos;
 	int ret;
 
@@ -239,7 +258,7 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	/* Zero-copy sends need a transport that has them; none does. */
 	if ((msg->msg_flags & MSG_ZEROCOPY) && sock_flag(sk, SOCK_ZEROCOPY))
 		return -EOPNOTSUPP;
-	ret = rds_send_dest(rs, msg, &daddr, &dport);
+	ret = rds_send_dest(rs, msg, &daddr, &dport, &scope);
 	if (ret)
 		return ret;
 
@@ -248,12 +267,16 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	sport = rs->bound_port;
 	trans = rs->trans;	/* pinned while bound */
 	tos = rs->tos;
+	if (!sport || ipv6_addr_any(&daddr))
+		ret = -ENOTCONN;
+	else
+		ret = rds_send_scope(rs, &daddr, &scope);
 	/* As in the distribution: the type of service is fixed by a send. */
-	if (sport && daddr)
+	if (!ret)
 		rs->tos_fixed = true;
 	release_sock(sk);
-	if (!sport || !daddr)
-		return -ENOTCONN;
+	if (ret)
+		return ret;
 
 	ret = rds_send_check_cmsgs(msg);
 	if (ret)
@@ -271,24 +294,24 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	ret = rds_msg_copy_from_iter(m, &msg->msg_iter);
 	if (ret)
 		goto out;
-	remote = !rds_loop_addr_is_local(net, daddr);
-	ret = rds_rdma_cmsgs(rs, msg, m, daddr, dport, remote);
+	remote = !rds_loop_addr_is_local(net, &daddr, scope);
+	ret = rds_rdma_cmsgs(rs, msg, m, &daddr, dport, remote);
 	if (ret)
 		goto out;
 
 	if (remote) {
-		ret = rds_send_remote(rs, trans, &m, saddr, sport, daddr, dport,
-				      tos, nonblock, &timeo);
+		ret = rds_send_remote(rs, trans, &m, &saddr, sport, &daddr,
+				      dport, scope, tos, nonblock, &timeo);
 		if (ret)
 			goto out;
 		goto sent;
 	}
 
-	ret = rds_send_cong_wait(rs, daddr, dport, nonblock, &timeo);
+	ret = rds_send_cong_wait(rs, &daddr, dport, nonblock, &timeo);
 	if (ret)
 		goto out;
 
-	ret = rds_loop_xmit(net, m, saddr, sport, daddr, dport);
+	ret = rds_loop_xmit(net, m, &saddr, sport, &daddr, dport, scope);
 	if (ret)
 		goto out;
 sent:
@@ -296,7 +319,7 @@ sent:
 	rds_stat_add(RDS_STAT_SEND_BYTES, len);
 	ret = len;
 out:
-	trace_rds_send(saddr, sport, daddr, dport, len, ret);
+	trace_rds_send(&saddr, sport, &daddr, dport, len, ret);
 	rds_msg_put(m);
 	return ret;
 }

@@ -10,8 +10,8 @@
  *
  * Locking:
  *  - lock_sock() protects the binding, the default destination, the
- *    transport and tos: bound_addr, bound_port, conn_addr, conn_port,
- *    trans, cong_map, tos.  The bound fields never change once set, so
+ *    transport and tos: bound_addr, bound_port, bound_scope, conn_addr,
+ *    conn_port, conn_scope, trans, cong_map, tos.  The bound fields never change once set, so
  *    readers on the data path may read them without the lock after seeing
  *    bound_port != 0 (with READ_ONCE).
  *  - recv_lock (bottom halves off) protects recv_queue, rcv_bytes, rcv_mem,
@@ -35,6 +35,7 @@
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
+#include <linux/in6.h>
 #include <net/sock.h>
 #include <uapi/linux/rds.h>
 
@@ -46,10 +47,12 @@ struct rds_sock {
 	struct sock	sk;		/* first: rds_sk() casts */
 
 	/* Under lock_sock(). */
-	__be32		bound_addr;
+	struct in6_addr	bound_addr;	/* IPv4 ones IPv4-mapped (addr.h) */
 	__be16		bound_port;	/* 0 until bound */
-	__be32		conn_addr;	/* 0 until connect() */
+	u32		bound_scope;	/* interface of a link-local address */
+	struct in6_addr	conn_addr;	/* :: until connect() */
 	__be16		conn_port;
+	u32		conn_scope;	/* interface of a link-local conn_addr */
 	const struct rds_transport *trans;	/* module pinned */
 	struct rds_cong_map *cong_map;	/* of bound_addr, while bound */
 	u8		tos;

@@ -138,8 +138,8 @@ static int rds_release(struct socket *sock)
 	/* Dead first: a connection's shutdown then drops what it holds. */
 	purged = rds_recv_purge(rs);
 	if (READ_ONCE(rs->bound_port))
-		rds_conn_cancel(rs, sock_net(sk), rs->bound_addr, 0, 0, true);
-	trace_rds_sock_release(rs, rs->bound_addr, rs->bound_port, purged);
+		rds_conn_cancel(rs, sock_net(sk), &rs->bound_addr, NULL, 0, true);
+	trace_rds_sock_release(rs, &rs->bound_addr, rs->bound_port, purged);
 	/* Keys invalidated and pages unpinned before close returns. */
 	rds_rdma_sock_release(rs);
 
@@ -162,20 +162,21 @@ static int rds_release(struct socket *sock)
  * SO_RDS_TRANSPORT, else a registered transport that claims the address,
  * else local delivery if the address is ours.
  */
-static int rds_bind_transport(struct rds_sock *rs, __be32 addr)
+static int rds_bind_transport(struct rds_sock *rs, const struct in6_addr *addr,
+			      u32 scope)
 {
 	struct net *net = sock_net(&rs->sk);
 
 	if (rs->trans) {
 		if (!rs->trans->laddr_check ||
-		    rs->trans->laddr_check(net, addr))
+		    rs->trans->laddr_check(net, addr, scope))
 			return -ENOPROTOOPT;
 		return 0;
 	}
-	rs->trans = rds_transport_for_addr(net, addr);
+	rs->trans = rds_transport_for_addr(net, addr, scope);
 	if (rs->trans)
 		return 0;
-	if (!rds_loop_addr_is_local(net, addr))
+	if (!rds_loop_addr_is_local(net, addr, scope))
 		return -EADDRNOTAVAIL;
 	rs->trans = &rds_loop_transport;
 	return 0;
@@ -187,16 +188,16 @@ static int rds_bind(struct socket *sock, struct sockaddr *uaddr, int len)
 	struct rds_sock *rs = rds_sk(sk);
 	const struct rds_transport *preset;
 	struct rds_cong_map *map;
-	__be32 addr;
+	struct in6_addr addr;
 	__be16 port;
+	u32 scope;
 	int ret;
 
 	/* An unknown family is EINVAL here, EAFNOSUPPORT for connect(). */
-	ret = rds_addr_parse(uaddr, len, -EINVAL, &addr, &port);
+	ret = rds_addr_parse(uaddr, len, -EINVAL, &addr, &port, &scope);
 	if (ret)
 		return ret;
-	if (addr == htonl(INADDR_ANY) || addr == htonl(INADDR_BROADCAST) ||
-	    ipv4_is_multicast(addr))
+	if (!rds_addr_unicast(&addr, scope))
 		return -EINVAL;
 
 	lock_sock(sk);
@@ -204,12 +205,17 @@ static int rds_bind(struct socket *sock, struct sockaddr *uaddr, int len)
 		ret = -EINVAL;
 		goto out;
 	}
+	/* A link-local default destination and address share one link. */
+	if (scope && rs->conn_scope && scope != rs->conn_scope) {
+		ret = -EINVAL;
+		goto out;
+	}
 	preset = rs->trans;
-	ret = rds_bind_transport(rs, addr);
+	ret = rds_bind_transport(rs, &addr, scope);
 	if (ret)
 		goto out;
 
-	map = rds_cong_map_get(sock_net(sk), addr);
+	map = rds_cong_map_get(sock_net(sk), &addr);
 	if (!map) {
 		ret = -ENOMEM;
 		goto out_trans;
@@ -217,11 +223,11 @@ static int rds_bind(struct socket *sock, struct sockaddr *uaddr, int len)
 	/* Deliverers may find the socket as soon as it is inserted. */
 	rs->cong_map = map;
 	sock_set_flag(sk, SOCK_RCU_FREE);
-	ret = rds_bind_insert(rs, addr, &port);
+	ret = rds_bind_insert(rs, &addr, scope, &port);
 	if (ret)
 		goto out_map;
 	rds_stat_inc(RDS_STAT_SOCK_BOUND);
-	trace_rds_sock_bind(rs, addr, port, rs->trans->name, 0);
+	trace_rds_sock_bind(rs, &addr, port, rs->trans->name, 0);
 	release_sock(sk);
 	return 0;
 
@@ -234,7 +240,7 @@ out_trans:
 		rs->trans = NULL;
 	}
 out:
-	trace_rds_sock_bind(rs, addr, port, "", ret);
+	trace_rds_sock_bind(rs, &addr, port, "", ret);
 	release_sock(sk);
 	return ret;
 }
@@ -244,48 +250,71 @@ static int rds_connect(struct socket *sock, struct sockaddr *uaddr, int len,
 {
 	struct sock *sk = sock->sk;
 	struct rds_sock *rs = rds_sk(sk);
-	__be32 addr;
+	struct in6_addr addr;
 	__be16 port;
+	u32 scope;
 	int ret;
 
-	ret = rds_addr_parse(uaddr, len, -EAFNOSUPPORT, &addr, &port);
+	ret = rds_addr_parse(uaddr, len, -EAFNOSUPPORT, &addr, &port, &scope);
 	if (ret)
 		return ret;
-	if (addr == htonl(INADDR_ANY))
-		return -EDESTADDRREQ;
-	if (addr == htonl(INADDR_BROADCAST) || ipv4_is_multicast(addr))
+	/*
+	 * The distribution's errors: a sockaddr_in of 0 lacks a destination,
+	 * any other that is no unicast address is invalid; a sockaddr_in6
+	 * that is none is of the wrong type, and a link-local one needs its
+	 * scope.
+	 */
+	if (uaddr->sa_family == AF_INET) {
+		if (!rds_addr_v4(&addr))
+			return -EDESTADDRREQ;
+		if (!rds_addr_unicast(&addr, scope))
+			return -EINVAL;
+	} else if (rds_addr_link_local(&addr) && !scope) {
 		return -EINVAL;
+	} else if (!rds_addr_unicast(&addr, scope)) {
+		return -EPROTOTYPE;
+	}
 
 	lock_sock(sk);
-	rs->conn_addr = addr;
-	rs->conn_port = port;
+	if (scope && rs->bound_scope && scope != rs->bound_scope) {
+		ret = -EINVAL;
+	} else {
+		rs->conn_addr = addr;
+		rs->conn_port = port;
+		rs->conn_scope = scope;
+	}
 	release_sock(sk);
-	return 0;
+	return ret;
 }
 
 static int rds_getname(struct socket *sock, struct sockaddr *uaddr, int peer)
 {
-	struct sockaddr_in *sin = (struct sockaddr_in *)uaddr;
 	struct rds_sock *rs = rds_sk(sock->sk);
-	int ret = sizeof(*sin);
+	bool connected;
+	int ret;
 
-	memset(sin, 0, sizeof(*sin));
 	lock_sock(sock->sk);
+	connected = !ipv6_addr_any(&rs->conn_addr);
 	if (peer) {
-		if (!rs->conn_addr) {
-			ret = -ENOTCONN;
-		} else {
-			sin->sin_family = AF_INET;
-			sin->sin_addr.s_addr = rs->conn_addr;
-			sin->sin_port = rs->conn_port;
-		}
-	} else if (rs->bound_port || rs->conn_addr) {
-		/* Connected but unbound reads as AF_INET, address 0. */
-		sin->sin_family = AF_INET;
-		sin->sin_addr.s_addr = rs->bound_addr;
-		sin->sin_port = rs->bound_port;
+		/* The scope of a link-local peer is the socket's link. */
+		ret = connected ?
+		      rds_addr_fill(uaddr, &rs->conn_addr, rs->conn_port,
+				    rs->conn_scope ?: rs->bound_scope) :
+		      -ENOTCONN;
+	} else if (rs->bound_port) {
+		ret = rds_addr_fill(uaddr, &rs->bound_addr, rs->bound_port,
+				    rs->bound_scope);
+	} else if (connected) {
+		/* Connected, unbound: the family of the peer, address 0. */
+		struct in6_addr any = in6addr_any;
+
+		if (rds_addr_is_v4(&rs->conn_addr))
+			rds_addr_set_v4(&any, 0);
+		ret = rds_addr_fill(uaddr, &any, 0, 0);
 	} else {
-		sin->sin_family = AF_UNSPEC;
+		memset(uaddr, 0, sizeof(struct sockaddr_in));
+		uaddr->sa_family = AF_UNSPEC;
+		ret = sizeof(struct sockaddr_in);
 	}
 	release_sock(sock->sk);
 	return ret;

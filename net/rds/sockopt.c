@@ -46,8 +46,9 @@ static int rds_opt_cancel_sent_to(struct rds_sock *rs, sockptr_t optval,
 				  unsigned int optlen)
 {
 	struct sockaddr_in6 sin6;
-	__be32 addr;
+	struct in6_addr addr;
 	__be16 port;
+	u32 scope;
 	int ret;
 
 	if (!READ_ONCE(rs->bound_port))
@@ -60,13 +61,11 @@ static int rds_opt_cancel_sent_to(struct rds_sock *rs, sockptr_t optval,
 	/* Anything but a full AF_INET6 sockaddr is read as AF_INET. */
 	if (sin6.sin6_family != AF_INET6 || optlen < sizeof(sin6))
 		sin6.sin6_family = AF_INET;
-	ret = rds_addr_parse(&sin6, optlen, -EINVAL, &addr, &port);
-	if (ret == -EAFNOSUPPORT)	/* IPv6: nothing was sent there */
-		return 0;
+	ret = rds_addr_parse(&sin6, optlen, -EINVAL, &addr, &port, &scope);
 	if (ret)
 		return ret;
-	rds_conn_cancel(rs, sock_net(&rs->sk), READ_ONCE(rs->bound_addr),
-			addr, port, false);
+	rds_conn_cancel(rs, sock_net(&rs->sk), &rs->bound_addr, &addr, port,
+			false);
 	return 0;
 }
 

@@ -14,66 +14,70 @@
 #if !defined(_RDS_ZC_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
 #define _RDS_ZC_TRACE_H
 
+#include <linux/in6.h>
 #include <linux/tracepoint.h>
 
 TRACE_EVENT(rds_sock_bind,
-	    TP_PROTO(const void *rs, __be32 addr, __be16 port,
+	    TP_PROTO(const void *rs, const struct in6_addr *addr, __be16 port,
 		     const char *transport, int ret),
 	    TP_ARGS(rs, addr, port, transport, ret),
 	    TP_STRUCT__entry(__field(const void *, rs)
-			     __field(u32, addr)	/* network order */
+			     __array(u8, addr, 16)
 			     __field(u16, port)
 			     __array(char, transport, 16)
 			     __field(int, ret)),
 	    TP_fast_assign(__entry->rs = rs;
-			   __entry->addr = (__force u32)addr;
+			   memcpy(__entry->addr, addr, 16);
 			   __entry->port = be16_to_cpu(port);
 			   strscpy(__entry->transport, transport, 16);
 			   __entry->ret = ret;),
-	    TP_printk("rs=%p %pI4:%u transport=%s ret=%d", __entry->rs,
-		      &__entry->addr, __entry->port, __entry->transport,
+	    TP_printk("rs=%p %pI6c:%u transport=%s ret=%d", __entry->rs,
+		      __entry->addr, __entry->port, __entry->transport,
 		      __entry->ret)
 );
 
 TRACE_EVENT(rds_sock_release,
-	    TP_PROTO(const void *rs, __be32 addr, __be16 port, size_t purged),
+	    TP_PROTO(const void *rs, const struct in6_addr *addr, __be16 port,
+		     size_t purged),
 	    TP_ARGS(rs, addr, port, purged),
 	    TP_STRUCT__entry(__field(const void *, rs)
-			     __field(u32, addr)	/* network order */
+			     __array(u8, addr, 16)
 			     __field(u16, port)
 			     __field(size_t, purged)),
 	    TP_fast_assign(__entry->rs = rs;
-			   __entry->addr = (__force u32)addr;
+			   memcpy(__entry->addr, addr, 16);
 			   __entry->port = be16_to_cpu(port);
 			   __entry->purged = purged;),
-	    TP_printk("rs=%p %pI4:%u purged_bytes=%zu", __entry->rs,
-		      &__entry->addr, __entry->port, __entry->purged)
+	    TP_printk("rs=%p %pI6c:%u purged_bytes=%zu", __entry->rs,
+		      __entry->addr, __entry->port, __entry->purged)
 );
 
 DECLARE_EVENT_CLASS(rds_msg_class,
-		    TP_PROTO(__be32 saddr, __be16 sport, __be32 daddr, __be16 dport,
+		    TP_PROTO(const struct in6_addr *saddr, __be16 sport,
+			     const struct in6_addr *daddr, __be16 dport,
 			     size_t len, int ret),
 		    TP_ARGS(saddr, sport, daddr, dport, len, ret),
-		    TP_STRUCT__entry(__field(u32, saddr)	/* network order */
-				     __field(u32, daddr)
+		    TP_STRUCT__entry(__array(u8, saddr, 16)
+				     __array(u8, daddr, 16)
 				     __field(u16, sport)
 				     __field(u16, dport)
 				     __field(size_t, len)
 				     __field(int, ret)),
-		    TP_fast_assign(__entry->saddr = (__force u32)saddr;
-				   __entry->daddr = (__force u32)daddr;
+		    TP_fast_assign(memcpy(__entry->saddr, saddr, 16);
+				   memcpy(__entry->daddr, daddr, 16);
 				   __entry->sport = be16_to_cpu(sport);
 				   __entry->dport = be16_to_cpu(dport);
 				   __entry->len = len;
 				   __entry->ret = ret;),
-		    TP_printk("%pI4:%u -> %pI4:%u len=%zu ret=%d",
-			      &__entry->saddr, __entry->sport, &__entry->daddr,
+		    TP_printk("%pI6c:%u -> %pI6c:%u len=%zu ret=%d",
+			      __entry->saddr, __entry->sport, __entry->daddr,
 			      __entry->dport, __entry->len, __entry->ret)
 );
 
 /* sendmsg() finished: ret is what it returns. */
 DEFINE_EVENT(rds_msg_class, rds_send,
-	     TP_PROTO(__be32 saddr, __be16 sport, __be32 daddr, __be16 dport,
+	     TP_PROTO(const struct in6_addr *saddr, __be16 sport,
+		      const struct in6_addr *daddr, __be16 dport,
 		      size_t len, int ret),
 	     TP_ARGS(saddr, sport, daddr, dport, len, ret));
 
@@ -81,26 +85,28 @@ DEFINE_EVENT(rds_msg_class, rds_send,
  * -ESHUTDOWN the socket was closing.
  */
 DEFINE_EVENT(rds_msg_class, rds_recv_queue,
-	     TP_PROTO(__be32 saddr, __be16 sport, __be32 daddr, __be16 dport,
+	     TP_PROTO(const struct in6_addr *saddr, __be16 sport,
+		      const struct in6_addr *daddr, __be16 dport,
 		      size_t len, int ret),
 	     TP_ARGS(saddr, sport, daddr, dport, len, ret));
 
 /* recvmsg() took a message (ret: bytes returned, or an errno). */
 DEFINE_EVENT(rds_msg_class, rds_recv_read,
-	     TP_PROTO(__be32 saddr, __be16 sport, __be32 daddr, __be16 dport,
+	     TP_PROTO(const struct in6_addr *saddr, __be16 sport,
+		      const struct in6_addr *daddr, __be16 dport,
 		      size_t len, int ret),
 	     TP_ARGS(saddr, sport, daddr, dport, len, ret));
 
 TRACE_EVENT(rds_cong_port,
-	    TP_PROTO(__be32 addr, __be16 port, bool congested),
+	    TP_PROTO(const struct in6_addr *addr, __be16 port, bool congested),
 	    TP_ARGS(addr, port, congested),
-	    TP_STRUCT__entry(__field(u32, addr)	/* network order */
+	    TP_STRUCT__entry(__array(u8, addr, 16)
 			     __field(u16, port)
 			     __field(bool, congested)),
-	    TP_fast_assign(__entry->addr = (__force u32)addr;
+	    TP_fast_assign(memcpy(__entry->addr, addr, 16);
 			   __entry->port = be16_to_cpu(port);
 			   __entry->congested = congested;),
-	    TP_printk("%pI4:%u %s", &__entry->addr, __entry->port,
+	    TP_printk("%pI6c:%u %s", __entry->addr, __entry->port,
 		      __entry->congested ? "congested" : "uncongested")
 );
 
@@ -115,25 +121,26 @@ TRACE_EVENT(rds_cong_notify,
 );
 
 TRACE_EVENT(rds_conn_state,
-	    TP_PROTO(const void *conn, __be32 laddr, __be32 faddr, u8 tos,
+	    TP_PROTO(const void *conn, const struct in6_addr *laddr,
+		     const struct in6_addr *faddr, u8 tos,
 		     int from, int to, const char *reason),
 	    TP_ARGS(conn, laddr, faddr, tos, from, to, reason),
 	    TP_STRUCT__entry(__field(const void *, conn)
-			     __field(u32, laddr)	/* network order */
-			     __field(u32, faddr)
+			     __array(u8, laddr, 16)
+			     __array(u8, faddr, 16)
 			     __field(u8, tos)
 			     __field(int, from)
 			     __field(int, to)
 			     __array(char, reason, 32)),
 	    TP_fast_assign(__entry->conn = conn;
-			   __entry->laddr = (__force u32)laddr;
-			   __entry->faddr = (__force u32)faddr;
+			   memcpy(__entry->laddr, laddr, 16);
+			   memcpy(__entry->faddr, faddr, 16);
 			   __entry->tos = tos;
 			   __entry->from = from;
 			   __entry->to = to;
 			   strscpy(__entry->reason, reason, 32);),
-	    TP_printk("conn=%p %pI4->%pI4 tos=%u state %d->%d (%s)",
-		      __entry->conn, &__entry->laddr, &__entry->faddr,
+	    TP_printk("conn=%p %pI6c->%pI6c tos=%u state %d->%d (%s)",
+		      __entry->conn, __entry->laddr, __entry->faddr,
 		      __entry->tos, __entry->from, __entry->to,
 		      __entry->reason)
 );

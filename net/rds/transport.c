@@ -88,18 +88,20 @@ const struct rds_transport *rds_transport_get(unsigned int type)
  * rds_transport_for_addr() - the transport that claims a local address
  * @net: namespace of the socket
  * @addr: the address being bound
+ * @scope: its scope (addr.h)
  *
  * Return: the first registered transport whose laddr_check() accepts
  * @addr, with its module pinned, or NULL if none does.
  */
 const struct rds_transport *rds_transport_for_addr(struct net *net,
-						   __be32 addr)
+						   const struct in6_addr *addr,
+						   u32 scope)
 {
 	struct rds_transport *t, *found = NULL;
 
 	down_read(&rds_transport_lock);
 	list_for_each_entry(t, &rds_transports, item) {
-		if (!t->laddr_check || t->laddr_check(net, addr))
+		if (!t->laddr_check || t->laddr_check(net, addr, scope))
 			continue;
 		if (try_module_get(t->owner)) {
 			found = t;

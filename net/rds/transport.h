@@ -18,10 +18,11 @@
 #include <linux/module.h>
 #include <linux/types.h>
 
+struct in6_addr;
 struct net;
 struct rds_conn;
 struct rds_incoming;
-struct rds_info_rdma_connection;
+struct rds6_info_rdma_connection;
 struct rds_mr;
 struct rds_msg;
 
@@ -50,10 +51,12 @@ struct rds_transport {
 	const struct rds_transport_stats *stats;	/* optional */
 
 	/**
-	 * @laddr_check: can this transport carry traffic from @addr?
+	 * @laddr_check: can this transport carry traffic from @addr
+	 *	(addr.h; @scope: the interface of a link-local one)?
 	 * Return 0 if so, a negative errno if not.  Process context.
 	 */
-	int (*laddr_check)(struct net *net, __be32 addr);
+	int (*laddr_check)(struct net *net, const struct in6_addr *addr,
+			   u32 scope);
 
 	/*
 	 * Connections (optional: a transport without them, like local
@@ -89,7 +92,8 @@ struct rds_transport {
 	 * RDS_CMSG_RDMA_MAP fail with EOPNOTSUPP).  See rdma.h.
 	 *
 	 * @mr_reg: register the pinned pages of @mr (pages, nr_pages,
-	 *	offset, len) for the peers of local address @laddr; set
+	 *	offset, len) for the peers of local address @laddr (of
+	 *	@scope); set
 	 *	mr->rkey and mr->tp.  Process context.
 	 * @mr_dereg: invalidate and release mr->tp.  It may return before
 	 *	the key is dead, and calls rds_zc_mr_invalidated(@mr), from
@@ -100,7 +104,8 @@ struct rds_transport {
 	 * posts m->op before the message's SENDs and reports its end with
 	 * rds_zc_conn_rdma_done().
 	 */
-	int (*mr_reg)(struct net *net, __be32 laddr, struct rds_mr *mr);
+	int (*mr_reg)(struct net *net, const struct in6_addr *laddr, u32 scope,
+		      struct rds_mr *mr);
 	void (*mr_dereg)(struct rds_mr *mr);
 	/*
 	 * @mr_dereg_nowait (optional): start @mr_dereg's work without
@@ -114,7 +119,8 @@ struct rds_transport {
 	 *	connection's QP before the first SEND of the message whose
 	 *	reg_mr is @mr, so nothing waits for it.  Process context.
 	 */
-	int (*mr_prepare)(struct net *net, __be32 laddr, struct rds_mr *mr);
+	int (*mr_prepare)(struct net *net, const struct in6_addr *laddr,
+			  u32 scope, struct rds_mr *mr);
 	/*
 	 * @mr_sync (optional): make the device and the CPU agree on @mr's
 	 *	pages where the protocol hands them over: DMA_TO_DEVICE when
@@ -132,7 +138,8 @@ struct rds_transport {
 	 *	-EOPNOTSUPP.  Process context.  A transport with it posts an
 	 *	atomic m->op as it posts an RDMA one.
 	 */
-	int (*atomic_check)(struct net *net, __be32 laddr, bool masked);
+	int (*atomic_check)(struct net *net, const struct in6_addr *laddr,
+			    u32 scope, bool masked);
 
 	/*
 	 * @rdma_conn_info (optional): the transport's part of the
@@ -141,7 +148,7 @@ struct rds_transport {
 	 *	rcu_read_lock(): must not sleep.
 	 */
 	void (*rdma_conn_info)(struct rds_conn *conn,
-			       struct rds_info_rdma_connection *row);
+			       struct rds6_info_rdma_connection *row);
 };
 
 int rds_zc_transport_register(struct rds_transport *t);

@@ -10,7 +10,8 @@
 
 const struct rds_transport *rds_transport_get(unsigned int type);
 const struct rds_transport *rds_transport_for_addr(struct net *net,
-						   __be32 addr);
+						   const struct in6_addr *addr,
+						   u32 scope);
 void rds_transport_put(const struct rds_transport *t);
 void rds_transport_stats_walk(void (*fn)(const char *name, u64 value,
 					 void *arg),
