@@ -17,22 +17,24 @@
 #include <linux/in6.h>
 #include <linux/tracepoint.h>
 
+#include "addr.h"
+
 TRACE_EVENT(rds_sock_bind,
 	    TP_PROTO(const void *rs, const struct in6_addr *addr, __be16 port,
 		     const char *transport, int ret),
 	    TP_ARGS(rs, addr, port, transport, ret),
 	    TP_STRUCT__entry(__field(const void *, rs)
-			     __array(u8, addr, 16)
+			     __array(u8, addr, sizeof(struct sockaddr_in6))
 			     __field(u16, port)
 			     __array(char, transport, 16)
 			     __field(int, ret)),
 	    TP_fast_assign(__entry->rs = rs;
-			   memcpy(__entry->addr, addr, 16);
+			   rds_addr_fill(__entry->addr, addr, port, 0);
 			   __entry->port = be16_to_cpu(port);
 			   strscpy(__entry->transport, transport, 16);
 			   __entry->ret = ret;),
-	    TP_printk("rs=%p %pI6c:%u transport=%s ret=%d", __entry->rs,
-		      __entry->addr, __entry->port, __entry->transport,
+	    TP_printk("rs=%p %pISpc transport=%s ret=%d", __entry->rs,
+		      __entry->addr, __entry->transport,
 		      __entry->ret)
 );
 
@@ -41,15 +43,15 @@ TRACE_EVENT(rds_sock_release,
 		     size_t purged),
 	    TP_ARGS(rs, addr, port, purged),
 	    TP_STRUCT__entry(__field(const void *, rs)
-			     __array(u8, addr, 16)
+			     __array(u8, addr, sizeof(struct sockaddr_in6))
 			     __field(u16, port)
 			     __field(size_t, purged)),
 	    TP_fast_assign(__entry->rs = rs;
-			   memcpy(__entry->addr, addr, 16);
+			   rds_addr_fill(__entry->addr, addr, port, 0);
 			   __entry->port = be16_to_cpu(port);
 			   __entry->purged = purged;),
-	    TP_printk("rs=%p %pI6c:%u purged_bytes=%zu", __entry->rs,
-		      __entry->addr, __entry->port, __entry->purged)
+	    TP_printk("rs=%p %pISpc purged_bytes=%zu", __entry->rs,
+		      __entry->addr, __entry->purged)
 );
 
 DECLARE_EVENT_CLASS(rds_msg_class,
@@ -57,21 +59,21 @@ DECLARE_EVENT_CLASS(rds_msg_class,
 			     const struct in6_addr *daddr, __be16 dport,
 			     size_t len, int ret),
 		    TP_ARGS(saddr, sport, daddr, dport, len, ret),
-		    TP_STRUCT__entry(__array(u8, saddr, 16)
-				     __array(u8, daddr, 16)
+		    TP_STRUCT__entry(__array(u8, saddr, sizeof(struct sockaddr_in6))
+				     __array(u8, daddr, sizeof(struct sockaddr_in6))
 				     __field(u16, sport)
 				     __field(u16, dport)
 				     __field(size_t, len)
 				     __field(int, ret)),
-		    TP_fast_assign(memcpy(__entry->saddr, saddr, 16);
-				   memcpy(__entry->daddr, daddr, 16);
+		    TP_fast_assign(rds_addr_fill(__entry->saddr, saddr, sport, 0);
+				   rds_addr_fill(__entry->daddr, daddr, dport, 0);
 				   __entry->sport = be16_to_cpu(sport);
 				   __entry->dport = be16_to_cpu(dport);
 				   __entry->len = len;
 				   __entry->ret = ret;),
-		    TP_printk("%pI6c:%u -> %pI6c:%u len=%zu ret=%d",
-			      __entry->saddr, __entry->sport, __entry->daddr,
-			      __entry->dport, __entry->len, __entry->ret)
+		    TP_printk("%pISpc -> %pISpc len=%zu ret=%d",
+			      __entry->saddr, __entry->daddr, __entry->len,
+			      __entry->ret)
 );
 
 /* sendmsg() finished: ret is what it returns. */
@@ -100,13 +102,13 @@ DEFINE_EVENT(rds_msg_class, rds_recv_read,
 TRACE_EVENT(rds_cong_port,
 	    TP_PROTO(const struct in6_addr *addr, __be16 port, bool congested),
 	    TP_ARGS(addr, port, congested),
-	    TP_STRUCT__entry(__array(u8, addr, 16)
+	    TP_STRUCT__entry(__array(u8, addr, sizeof(struct sockaddr_in6))
 			     __field(u16, port)
 			     __field(bool, congested)),
-	    TP_fast_assign(memcpy(__entry->addr, addr, 16);
+	    TP_fast_assign(rds_addr_fill(__entry->addr, addr, port, 0);
 			   __entry->port = be16_to_cpu(port);
 			   __entry->congested = congested;),
-	    TP_printk("%pI6c:%u %s", __entry->addr, __entry->port,
+	    TP_printk("%pISpc %s", __entry->addr,
 		      __entry->congested ? "congested" : "uncongested")
 );
 
@@ -126,20 +128,20 @@ TRACE_EVENT(rds_conn_state,
 		     int from, int to, const char *reason),
 	    TP_ARGS(conn, laddr, faddr, tos, from, to, reason),
 	    TP_STRUCT__entry(__field(const void *, conn)
-			     __array(u8, laddr, 16)
-			     __array(u8, faddr, 16)
+			     __array(u8, laddr, sizeof(struct sockaddr_in6))
+			     __array(u8, faddr, sizeof(struct sockaddr_in6))
 			     __field(u8, tos)
 			     __field(int, from)
 			     __field(int, to)
 			     __array(char, reason, 32)),
 	    TP_fast_assign(__entry->conn = conn;
-			   memcpy(__entry->laddr, laddr, 16);
-			   memcpy(__entry->faddr, faddr, 16);
+			   rds_addr_fill(__entry->laddr, laddr, 0, 0);
+			   rds_addr_fill(__entry->faddr, faddr, 0, 0);
 			   __entry->tos = tos;
 			   __entry->from = from;
 			   __entry->to = to;
 			   strscpy(__entry->reason, reason, 32);),
-	    TP_printk("conn=%p %pI6c->%pI6c tos=%u state %d->%d (%s)",
+	    TP_printk("conn=%p %pISc->%pISc tos=%u state %d->%d (%s)",
 		      __entry->conn, __entry->laddr, __entry->faddr,
 		      __entry->tos, __entry->from, __entry->to,
 		      __entry->reason)
