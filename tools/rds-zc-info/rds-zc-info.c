@@ -3,7 +3,7 @@
  * rds-zc-info - print the RDS_INFO_* tables of the loaded RDS module, as
  * rds-info of rds-tools does, and this project's own counters grouped.
  *
- *   rds-zc-info [-v] [-cknrstITz]
+ *   rds-zc-info [-6v] [-cknrstITz]
  *
  * Each option selects a table; none selects them all.  The tables are read
  * through any AF_RDS socket with getsockopt(SOL_RDS, RDS_INFO_*): a first
@@ -46,6 +46,7 @@
 #define READ_TRIES	16	/* a table that grows this often is given up */
 
 static int verbose;
+static bool six;	/* -6: the RDS6_INFO_* tables, IPv6 rows too */
 
 /* ---------------------------------------------------------- table reading */
 
@@ -53,6 +54,7 @@ struct table {
 	void		*buf;
 	socklen_t	len;	/* bytes of rows at buf */
 	size_t		each;	/* the kernel's row size */
+	bool		v6;	/* rows of an RDS6_INFO_* table */
 };
 
 /*
@@ -113,18 +115,42 @@ static void table_row(const struct table *t, size_t i, void *row, size_t size)
 
 /* ------------------------------------------------------------- formatting */
 
-/* An IPv4 address (network order) as text; a ring of buffers, so that one
- * printf() may use several.
+/* The width of an address column: IPv4, or any with -6. */
+#define ADDR_W		(six ? INET6_ADDRSTRLEN - 1 : INET_ADDRSTRLEN - 1)
+
+/*
+ * An address as text: an IPv4-mapped one (as RDS6_INFO_* rows carry IPv4
+ * addresses) in the dotted form, :: as 0.0.0.0 in the IPv4 tables.  A
+ * ring of buffers, so that one printf() may use several.
  */
-static const char *ip4(uint32_t addr)
+static const char *ip(const struct in6_addr *a)
 {
-	static char ring[8][INET_ADDRSTRLEN];
+	static char ring[8][INET6_ADDRSTRLEN];
 	static unsigned int next;
 	char *s = ring[next++ % ARRAY_LEN(ring)];
+	const char *ok;
 
-	if (!inet_ntop(AF_INET, &addr, s, INET_ADDRSTRLEN))
-		snprintf(s, INET_ADDRSTRLEN, "?");
+	if (IN6_IS_ADDR_V4MAPPED(a) || (!six && IN6_IS_ADDR_UNSPECIFIED(a)))
+		ok = inet_ntop(AF_INET, &a->s6_addr[12], s, INET6_ADDRSTRLEN);
+	else
+		ok = inet_ntop(AF_INET6, a, s, INET6_ADDRSTRLEN);
+	if (!ok)
+		snprintf(s, INET6_ADDRSTRLEN, "?");
 	return s;
+}
+
+/* An IPv4 address of an RDS_INFO_* row as the RDS6_INFO_* row has it. */
+static struct in6_addr map4(uint32_t addr)
+{
+	struct in6_addr a;
+
+	memset(&a, 0, sizeof(a));
+	if (addr) {
+		a.s6_addr[10] = 0xff;
+		a.s6_addr[11] = 0xff;
+		memcpy(&a.s6_addr[12], &addr, sizeof(addr));
+	}
+	return a;
 }
 
 /* A 16-byte IB GID in the colon form of IPv6 addresses. */
@@ -166,37 +192,90 @@ static void print_counters(const struct table *t)
 	}
 }
 
-static void print_sockets(const struct table *t)
+/* Row @i of a socket table, in the RDS6_INFO_SOCKETS form. */
+static void socket_row(const struct table *t, size_t i,
+		       struct rds6_info_socket *s6)
 {
 	struct rds_info_socket s;
+
+	if (t->v6) {
+		table_row(t, i, s6, sizeof(*s6));
+		return;
+	}
+	table_row(t, i, &s, sizeof(s));
+	s6->sndbuf = s.sndbuf;
+	s6->bound_addr = map4(s.bound_addr);
+	s6->connected_addr = map4(s.connected_addr);
+	s6->bound_port = s.bound_port;
+	s6->connected_port = s.connected_port;
+	s6->rcvbuf = s.rcvbuf;
+	s6->inum = s.inum;
+}
+
+static void print_sockets(const struct table *t)
+{
+	struct rds6_info_socket s;
+	struct in6_addr b, c;
 	size_t i;
 
-	printf("%15s %5s %15s %5s %10s %10s %10s\n", "BoundAddr", "BPort",
-	       "ConnAddr", "CPort", "SndBuf", "RcvBuf", "Inode");
+	printf("%*s %5s %*s %5s %10s %10s %10s\n", ADDR_W, "BoundAddr",
+	       "BPort", ADDR_W, "ConnAddr", "CPort", "SndBuf", "RcvBuf",
+	       "Inode");
 	for (i = 0; i < table_rows(t); i++) {
-		table_row(t, i, &s, sizeof(s));
-		printf("%15s %5u %15s %5u %10u %10u %10llu\n",
-		       ip4(s.bound_addr), ntohs(s.bound_port),
-		       ip4(s.connected_addr), ntohs(s.connected_port),
+		socket_row(t, i, &s);
+		b = s.bound_addr;
+		c = s.connected_addr;
+		printf("%*s %5u %*s %5u %10u %10u %10llu\n",
+		       ADDR_W, ip(&b), ntohs(s.bound_port),
+		       ADDR_W, ip(&c), ntohs(s.connected_port),
 		       (unsigned int)s.sndbuf, (unsigned int)s.rcvbuf,
 		       (unsigned long long)s.inum);
 	}
 }
 
-static void print_connections(const struct table *t)
+/*
+ * Row @i of a connection table, in the RDS6_INFO_CONNECTIONS form, with
+ * its type of service in *@tos (the IPv6 row has none: 0).
+ */
+static void connection_row(const struct table *t, size_t i,
+			   struct rds6_info_connection *c6, unsigned int *tos)
 {
 	struct rds_info_connection c;
+
+	*tos = 0;
+	if (t->v6) {
+		table_row(t, i, c6, sizeof(*c6));
+		return;
+	}
+	table_row(t, i, &c, sizeof(c));
+	c6->next_tx_seq = c.next_tx_seq;
+	c6->next_rx_seq = c.next_rx_seq;
+	c6->laddr = map4(c.laddr);
+	c6->faddr = map4(c.faddr);
+	memcpy(c6->transport, c.transport, sizeof(c6->transport));
+	c6->flags = c.flags;
+	*tos = c.tos;
+}
+
+static void print_connections(const struct table *t)
+{
+	struct rds6_info_connection c;
 	char tname[TRANSNAMSIZ + 1];
+	struct in6_addr l, f;
+	unsigned int tos;
 	size_t i;
 
-	printf("%15s %15s %4s %16s %16s %4s%s\n", "LocalAddr", "RemoteAddr",
-	       "Tos", "NextTX", "NextRX", "Flgs", verbose ? " Transport" : "");
+	printf("%*s %*s %4s %16s %16s %4s%s\n", ADDR_W, "LocalAddr", ADDR_W,
+	       "RemoteAddr", "Tos", "NextTX", "NextRX", "Flgs",
+	       verbose ? " Transport" : "");
 	for (i = 0; i < table_rows(t); i++) {
-		table_row(t, i, &c, sizeof(c));
+		connection_row(t, i, &c, &tos);
 		name_copy(tname, sizeof(tname), c.transport,
 			  sizeof(c.transport));
-		printf("%15s %15s %4u %16llu %16llu %c%c%c%s%s\n",
-		       ip4(c.laddr), ip4(c.faddr), c.tos,
+		l = c.laddr;
+		f = c.faddr;
+		printf("%*s %*s %4u %16llu %16llu %c%c%c%s%s\n",
+		       ADDR_W, ip(&l), ADDR_W, ip(&f), tos,
 		       (unsigned long long)c.next_tx_seq, (unsigned long long)c.next_rx_seq,
 		       c.flags & RDS_INFO_CONNECTION_FLAG_SENDING ? 's' : '-',
 		       c.flags & RDS_INFO_CONNECTION_FLAG_CONNECTING ? 'c' : '-',
@@ -205,17 +284,41 @@ static void print_connections(const struct table *t)
 	}
 }
 
-static void print_messages(const struct table *t)
+/* Row @i of a message table, in the RDS6_INFO_*_MESSAGES form. */
+static void message_row(const struct table *t, size_t i,
+			struct rds6_info_message *m6)
 {
 	struct rds_info_message m;
+
+	if (t->v6) {
+		table_row(t, i, m6, sizeof(*m6));
+		return;
+	}
+	table_row(t, i, &m, sizeof(m));
+	m6->seq = m.seq;
+	m6->len = m.len;
+	m6->laddr = map4(m.laddr);
+	m6->faddr = map4(m.faddr);
+	m6->lport = m.lport;
+	m6->fport = m.fport;
+	m6->flags = m.flags;
+	m6->tos = m.tos;
+}
+
+static void print_messages(const struct table *t)
+{
+	struct rds6_info_message m;
+	struct in6_addr l, f;
 	size_t i;
 
-	printf("%15s %5s %15s %5s %4s %16s %10s\n", "LocalAddr", "LPort",
-	       "RemoteAddr", "RPort", "Tos", "Seq", "Bytes");
+	printf("%*s %5s %*s %5s %4s %16s %10s\n", ADDR_W, "LocalAddr",
+	       "LPort", ADDR_W, "RemoteAddr", "RPort", "Tos", "Seq", "Bytes");
 	for (i = 0; i < table_rows(t); i++) {
-		table_row(t, i, &m, sizeof(m));
-		printf("%15s %5u %15s %5u %4u %16llu %10u",
-		       ip4(m.laddr), ntohs(m.lport), ip4(m.faddr),
+		message_row(t, i, &m);
+		l = m.laddr;
+		f = m.faddr;
+		printf("%*s %5u %*s %5u %4u %16llu %10u",
+		       ADDR_W, ip(&l), ntohs(m.lport), ADDR_W, ip(&f),
 		       ntohs(m.fport), m.tos, (unsigned long long)m.seq,
 		       (unsigned int)m.len);
 		if (verbose && m.flags)
@@ -227,19 +330,44 @@ static void print_messages(const struct table *t)
 	}
 }
 
-static void print_tcp_sockets(const struct table *t)
+/* Row @i of a TCP socket table, in the RDS6_INFO_TCP_SOCKETS form. */
+static void tcp_socket_row(const struct table *t, size_t i,
+			   struct rds6_info_tcp_socket *s6)
 {
 	struct rds_info_tcp_socket s;
+
+	if (t->v6) {
+		table_row(t, i, s6, sizeof(*s6));
+		return;
+	}
+	table_row(t, i, &s, sizeof(s));
+	s6->local_addr = map4(s.local_addr);
+	s6->local_port = s.local_port;
+	s6->peer_addr = map4(s.peer_addr);
+	s6->peer_port = s.peer_port;
+	s6->hdr_rem = s.hdr_rem;
+	s6->data_rem = s.data_rem;
+	s6->last_sent_nxt = s.last_sent_nxt;
+	s6->last_expected_una = s.last_expected_una;
+	s6->last_seen_una = s.last_seen_una;
+}
+
+static void print_tcp_sockets(const struct table *t)
+{
+	struct rds6_info_tcp_socket s;
+	struct in6_addr l, p;
 	size_t i;
 
-	printf("%15s %5s %15s %5s %10s %10s %10s %10s %10s\n",
-	       "LocalAddr", "LPort", "RemoteAddr", "RPort", "HdrRemain",
-	       "DataRemain", "SentNxt", "ExpectUna", "SeenUna");
+	printf("%*s %5s %*s %5s %10s %10s %10s %10s %10s\n",
+	       ADDR_W, "LocalAddr", "LPort", ADDR_W, "RemoteAddr", "RPort",
+	       "HdrRemain", "DataRemain", "SentNxt", "ExpectUna", "SeenUna");
 	for (i = 0; i < table_rows(t); i++) {
-		table_row(t, i, &s, sizeof(s));
-		printf("%15s %5u %15s %5u %10llu %10llu %10u %10u %10u\n",
-		       ip4(s.local_addr), ntohs(s.local_port),
-		       ip4(s.peer_addr), ntohs(s.peer_port),
+		tcp_socket_row(t, i, &s);
+		l = s.local_addr;
+		p = s.peer_addr;
+		printf("%*s %5u %*s %5u %10llu %10llu %10u %10u %10u\n",
+		       ADDR_W, ip(&l), ntohs(s.local_port),
+		       ADDR_W, ip(&p), ntohs(s.peer_port),
 		       (unsigned long long)s.hdr_rem, (unsigned long long)s.data_rem,
 		       (unsigned int)s.last_sent_nxt,
 		       (unsigned int)s.last_expected_una,
@@ -247,17 +375,43 @@ static void print_tcp_sockets(const struct table *t)
 	}
 }
 
-static void print_ib_connections(const struct table *t)
+/* Row @i of an IB connection table, in the RDS6_INFO_IB_CONNECTIONS form. */
+static void ib_connection_row(const struct table *t, size_t i,
+			      struct rds6_info_rdma_connection *c6)
 {
 	struct rds_info_rdma_connection c;
+
+	if (t->v6) {
+		table_row(t, i, c6, sizeof(*c6));
+		return;
+	}
+	table_row(t, i, &c, sizeof(c));
+	c6->src_addr = map4(c.src_addr);
+	c6->dst_addr = map4(c.dst_addr);
+	memcpy(c6->src_gid, c.src_gid, sizeof(c6->src_gid));
+	memcpy(c6->dst_gid, c.dst_gid, sizeof(c6->dst_gid));
+	c6->max_send_wr = c.max_send_wr;
+	c6->max_recv_wr = c.max_recv_wr;
+	c6->max_send_sge = c.max_send_sge;
+	c6->rdma_mr_max = c.rdma_mr_max;
+	c6->rdma_mr_size = c.rdma_mr_size;
+	c6->tos = c.tos;
+	c6->sl = c.sl;
+	c6->cache_allocs = c.cache_allocs;
+}
+
+static void print_ib_connections(const struct table *t)
+{
+	struct rds6_info_rdma_connection c;
 	size_t i;
 
-	printf("%15s %15s %4s %3s %32s %32s\n", "LocalAddr", "RemoteAddr",
-	       "Tos", "SL", "LocalGID", "RemoteGID");
+	printf("%*s %*s %4s %3s %32s %32s\n", ADDR_W, "LocalAddr", ADDR_W,
+	       "RemoteAddr", "Tos", "SL", "LocalGID", "RemoteGID");
 	for (i = 0; i < table_rows(t); i++) {
-		table_row(t, i, &c, sizeof(c));
-		printf("%15s %15s %4u %3u %32s %32s\n",
-		       ip4(c.src_addr), ip4(c.dst_addr), c.tos, c.sl,
+		ib_connection_row(t, i, &c);
+		printf("%*s %*s %4u %3u %32s %32s\n",
+		       ADDR_W, ip(&c.src_addr), ADDR_W, ip(&c.dst_addr), c.tos,
+		       c.sl,
 		       gid(c.src_gid), gid(c.dst_gid));
 		if (!verbose)
 			continue;
@@ -414,6 +568,7 @@ static void print_project(const struct table *t)
 struct source {
 	char		opt;
 	int		name;		/* RDS_INFO_* */
+	int		name6;		/* its RDS6_INFO_* twin, 0 if none */
 	const char	*title;
 	const char	*help;
 	void		(*print)(const struct table *t);
@@ -421,23 +576,28 @@ struct source {
 };
 
 static struct source sources[] = {
-	{ 'c', RDS_INFO_COUNTERS, "Counters", "global counters",
+	{ 'c', RDS_INFO_COUNTERS, 0, "Counters", "global counters",
 	  print_counters, false },
-	{ 'k', RDS_INFO_SOCKETS, "RDS Sockets", "sockets",
+	{ 'k', RDS_INFO_SOCKETS, RDS6_INFO_SOCKETS, "RDS Sockets", "sockets",
 	  print_sockets, false },
-	{ 'n', RDS_INFO_CONNECTIONS, "RDS Connections", "connections",
+	{ 'n', RDS_INFO_CONNECTIONS, RDS6_INFO_CONNECTIONS,
+	  "RDS Connections", "connections",
 	  print_connections, false },
-	{ 'r', RDS_INFO_RECV_MESSAGES, "Receive Message Queue",
+	{ 'r', RDS_INFO_RECV_MESSAGES, RDS6_INFO_RECV_MESSAGES,
+	  "Receive Message Queue",
 	  "messages in the sockets' receive queues", print_messages, false },
-	{ 's', RDS_INFO_SEND_MESSAGES, "Send Message Queue",
+	{ 's', RDS_INFO_SEND_MESSAGES, RDS6_INFO_SEND_MESSAGES,
+	  "Send Message Queue",
 	  "messages in the connections' send queues", print_messages, false },
-	{ 't', RDS_INFO_RETRANS_MESSAGES, "Retransmit Message Queue",
+	{ 't', RDS_INFO_RETRANS_MESSAGES, RDS6_INFO_RETRANS_MESSAGES,
+	  "Retransmit Message Queue",
 	  "messages sent but not yet acknowledged", print_messages, false },
-	{ 'T', RDS_INFO_TCP_SOCKETS, "TCP Connections",
+	{ 'T', RDS_INFO_TCP_SOCKETS, RDS6_INFO_TCP_SOCKETS, "TCP Connections",
 	  "TCP transport sockets", print_tcp_sockets, false },
-	{ 'I', RDS_INFO_IB_CONNECTIONS, "RDS IB Connections",
+	{ 'I', RDS_INFO_IB_CONNECTIONS, RDS6_INFO_IB_CONNECTIONS,
+	  "RDS IB Connections",
 	  "IB transport connections", print_ib_connections, false },
-	{ 'z', RDS_INFO_COUNTERS, "RDS ZC Project Counters",
+	{ 'z', RDS_INFO_COUNTERS, 0, "RDS ZC Project Counters",
 	  "this project's counters: MR pool, RDMA operations, reconnects",
 	  print_project, false },
 };
@@ -448,8 +608,11 @@ static int show(int fd, const struct source *src, bool first)
 	struct table t;
 	int ret;
 
-	printf("%s%s:\n", first ? "" : "\n", src->title);
-	ret = table_read(fd, src->name, &t);
+	bool v6 = six && src->name6;
+
+	printf("%s%s%s:\n", first ? "" : "\n", src->title,
+	       v6 ? " (IPv4 and IPv6)" : "");
+	ret = table_read(fd, v6 ? src->name6 : src->name, &t);
 	if (ret == -ENOPROTOOPT) {
 		printf("not provided by this module\n");
 		return 0;
@@ -459,6 +622,7 @@ static int show(int fd, const struct source *src, bool first)
 			strerror(-ret));
 		return 1;
 	}
+	t.v6 = v6;
 	src->print(&t);
 	free(t.buf);
 	return 0;
@@ -474,7 +638,7 @@ static void print_usage(FILE *f)
 		"    sockets, connections, message queues, IB connections\n"
 		"\n"
 		"SYNOPSIS\n"
-		"    rds-zc-info [-v] [-cknrstITz]\n"
+		"    rds-zc-info [-6v] [-cknrstITz]\n"
 		"    rds-zc-info --help\n"
 		"\n"
 		"DESCRIPTION\n"
@@ -483,14 +647,18 @@ static void print_usage(FILE *f)
 		"    socket, as rds-info of rds-tools does, and prints each as a\n"
 		"    table.  The options choose the tables; with none, all are\n"
 		"    printed.  A table the module lacks prints \"not provided by\n"
-		"    this module\".  Addresses are IPv4; GIDs are in the colon form\n"
-		"    of IPv6 addresses.  Connection flags: s sending, c connecting,\n"
+		"    this module\".  Addresses are IPv4 (the RDS_INFO_* tables);\n"
+		"    with -6 the RDS6_INFO_* tables are read, which list IPv6\n"
+		"    sockets, connections and messages too (without a type of\n"
+		"    service for connections: 0).  GIDs are in the colon form of\n"
+		"    IPv6 addresses.  Connection flags: s sending, c connecting,\n"
 		"    C connected.\n"
 		"\n"
 		"OPTIONS\n");
 	for (i = 0; i < ARRAY_LEN(sources); i++)
 		fprintf(f, "    -%c  %s\n", sources[i].opt, sources[i].help);
 	fprintf(f,
+		"    -6  the RDS6_INFO_* tables: IPv6 rows as well as IPv4 ones\n"
 		"    -v  verbose: transport names, message flags, IB queue sizes,\n"
 		"        project counters the module does not provide\n"
 		"    -h, --help  this text\n"
@@ -507,7 +675,7 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char optstring[ARRAY_LEN(sources) + 4] = "vh";
+	char optstring[ARRAY_LEN(sources) + 4] = "6vh";
 	bool any = false, first = true;
 	size_t i, n = strlen(optstring);
 	int c, fd, bad = 0;
@@ -519,6 +687,10 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, optstring, long_opts, NULL)) != -1) {
 		if (c == 'v') {
 			verbose++;
+			continue;
+		}
+		if (c == '6') {
+			six = true;
 			continue;
 		}
 		if (c == 'h') {

@@ -25,6 +25,9 @@
 #			distribution's: the module named and every group
 #			"not provided by this module"
 #   all_tables		no option: every table's title, exit 0
+#   six			-6 -k -n: the RDS6_INFO_* tables, titled so, with the
+#			socket bound to PORT and the connection to the peer
+#			in the dotted form of IPv4 addresses
 #
 # TAP on stdout; what the tool printed is kept in $RESULTS/rds_info_tool/.
 # Environment (from vm-run.sh): RDS_NODE, RDS_ADDR,
@@ -38,7 +41,7 @@ tool=$tooldir/rds-zc-info
 PORT=18300
 HELD=77
 CASES=(help exchange counters connections sockets recv_queue queue_headers
-       ib_connections project_counters all_tables)
+       ib_connections project_counters all_tables six)
 
 # shellcheck source=lib_cases.sh
 . "$here/lib_cases.sh"
@@ -249,6 +252,23 @@ if [ "$ok" = 1 ]; then
 	else
 		diag "status $st, missing:$miss"
 		result 1 all_tables
+	fi
+
+	# the RDS6_INFO_* tables: the same IPv4 rows
+	"$tool" -6 -k -n > "$work/six" 2>&1
+	st=$?
+	if [ "$st" = 0 ] &&
+	   grep -qx 'RDS Sockets (IPv4 and IPv6):' "$work/six" &&
+	   grep -qx 'RDS Connections (IPv4 and IPv6):' "$work/six" &&
+	   awk -v a="$RDS_ADDR" -v p="$PORT" -v r="$RDS_PEER_ADDR" \
+		'$1 == a && $2 == p && $7 > 0 { k = 1 }
+		 $1 == a && $2 == r && $6 ~ /C/ { n = 1 }
+		 END { exit !(k && n) }' "$work/six"; then
+		result 0 six
+	else
+		diag "status $st, no socket bound to $RDS_ADDR:$PORT or no connection to $RDS_PEER_ADDR flagged C:"
+		diag "$(cat "$work/six")"
+		result 1 six
 	fi
 else
 	for c in "${CASES[@]:2}"; do
