@@ -8,8 +8,12 @@
 # Runs inside the guest, as the child of PID 1, with the writable overlay of
 # the host's root file system as its root and the run's results folder on
 # /results.  It reads /results/run.env (written by vm-run.sh), then:
-#   1. brings up lo and eth0 (10.0.0.NODE/24) and waits for the link,
-#   2. creates the soft-RoCE device rxe0 on eth0 and waits until it is ACTIVE,
+#   1. brings up lo and eth0 (10.0.0.NODE/24, and for IPv6 fd00::NODE/64
+#      and the kernel's EUI-64 link-local address, both without duplicate
+#      address detection, so usable at once) and waits for the link,
+#   2. creates the soft-RoCE device rxe0 on eth0, waits until it is ACTIVE
+#      and until its GID table holds both IPv6 addresses (rdma_cm needs
+#      them to bind and connect over IPv6),
 #   3. loads the RDS modules asked for (ours, distro or none), and waits
 #      (barrier "rdsvm-setup") until every guest has done steps 1-3,
 #   4. runs the guest script with its arguments from the repository root,
@@ -38,6 +42,43 @@ addrs=
 for ((j = 1; j <= RDS_NODES; j++)); do
 	addrs="$addrs${addrs:+ }10.0.0.$j"
 done
+
+# IPv6: a ULA address fd00::NODE (NODE in hex) and the kernel's link-local
+# address, derived from the MAC address vm-run.sh gave each guest.
+# ll6_of MAC: the EUI-64 link-local address of MAC, as ip(8) prints it.
+ll6_of() {
+	local -a b
+	IFS=: read -ra b <<< "$1"
+	printf 'fe80::%x:%x:%x:%x\n' \
+		$(((0x${b[0]} ^ 2) << 8 | 0x${b[1]})) $((0x${b[2]} << 8 | 0xff)) \
+		$((0xfe << 8 | 0x${b[3]})) $((0x${b[4]} << 8 | 0x${b[5]}))
+}
+# full6 ADDR: ADDR with all eight groups of four digits, as sysfs shows GIDs.
+# shellcheck disable=SC2317 # called through wait_for (rxe_gids6)
+full6() {
+	local head=${1%%::*} tail='' g out='' i
+	local -a hg tg all
+	[[ $1 == *::* ]] && tail=${1#*::}
+	IFS=: read -ra hg <<< "$head"
+	IFS=: read -ra tg <<< "$tail"
+	all=("${hg[@]}")
+	for ((i = ${#hg[@]} + ${#tg[@]}; i < 8; i++)); do
+		all+=(0)
+	done
+	all+=("${tg[@]}")
+	for g in "${all[@]}"; do
+		out+=$(printf '%04x:' "0x$g")
+	done
+	echo "${out%:}"
+}
+addr6=$(printf 'fd00::%x' "$node")
+ll6=$(ll6_of "${RDS_VM_MACS[node - 1]}")
+peer6=
+peer_ll6=
+if [ "$RDS_NODES" -eq 2 ]; then
+	peer6=$(printf 'fd00::%x' $((3 - node)))
+	peer_ll6=$(ll6_of "${RDS_VM_MACS[2 - node]}")
+fi
 
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
@@ -107,6 +148,23 @@ rxe_active() {
 	rdma link show rxe0/1 | grep -q 'state ACTIVE'
 }
 
+# The link-local address is there, and not tentative.
+# shellcheck disable=SC2317 # called through wait_for
+ll6_ready() {
+	local out
+	out=$(ip -6 -o addr show dev eth0 scope link) &&
+		[[ $out == *" $ll6/64 "* && $out != *tentative* ]]
+}
+
+# rxe0's GID table holds both IPv6 addresses.
+# shellcheck disable=SC2317 # called through wait_for
+rxe_gids6() {
+	local gids
+	gids=$(cat /sys/class/infiniband/rxe0/ports/1/gids/* 2>/dev/null)
+	grep -qxF "$(full6 "$addr6")" <<< "$gids" &&
+		grep -qxF "$(full6 "$ll6")" <<< "$gids"
+}
+
 # One choice for every guest, or one per guest (vm-run --modules a,b).
 RDS_MODULES_ALL=$RDS_MODULES
 IFS=, read -ra choices <<< "$RDS_MODULES_ALL"
@@ -124,14 +182,24 @@ fi
 [ -e /sys/class/net/eth0 ] || bail "no eth0"
 step ip link set lo up
 step ip addr add "$addr/24" dev eth0
+# No duplicate address detection on eth0: the link-local address the
+# kernel adds when the link comes up is usable at once, as is fd00::NODE.
+step sysctl -q -w net.ipv6.conf.eth0.accept_dad=0
+step ip -6 addr add "$addr6/64" dev eth0 nodad
 step ip link set eth0 up
 wait_for 20 link_up || bail "eth0 did not come up"
+wait_for 10 ll6_ready ||
+	bail "no usable link-local address $ll6 on eth0: $(ip -6 -o addr show dev eth0 | tr '\n' ' ')"
+ifindex=$(cat /sys/class/net/eth0/ifindex)
 
 # 2. Soft-RoCE.
 step modprobe rdma_rxe
 step rdma link add rxe0 type rxe netdev eth0
 wait_for 30 rxe_active || bail "rxe0 did not become ACTIVE: $(rdma link show 2>&1 | tr '\n' ' ')"
 say "$(rdma link show rxe0/1)"
+wait_for 10 rxe_gids6 ||
+	bail "rxe0 has no GID for $addr6 and $ll6: $(cat /sys/class/infiniband/rxe0/ports/1/gids/* 2>/dev/null | sort -u | tr '\n' ' ')"
+say "IPv6: $addr6 and $ll6 on eth0 (ifindex $ifindex), both GIDs of rxe0"
 
 # 3. RDS modules.
 case $RDS_MODULES in
@@ -186,6 +254,8 @@ env -i \
 	HOME=/root TERM=dumb LANG=C.UTF-8 \
 	RDS_NODE="$node" RDS_NODES="$RDS_NODES" \
 	RDS_ADDR="$addr" RDS_PEER_ADDR="$peer" RDS_ADDRS="$addrs" \
+	RDS_ADDR6="$addr6" RDS_PEER_ADDR6="$peer6" \
+	RDS_LL6="$ll6" RDS_PEER_LL6="$peer_ll6" RDS_IFINDEX="$ifindex" \
 	RDS_MODULES="$RDS_MODULES" RDS_MODULES_ALL="$RDS_MODULES_ALL" \
 	RDS_MODULE_DIR="$RDS_MODULE_DIR" \
 	RDS_KREL="$(uname -r)" RDS_REPO="$RDS_REPO" RESULTS="$R" \

@@ -52,6 +52,10 @@
 # rxe0 and modules, from the repository root, as root, with:
 #   RDS_NODE=K  RDS_NODES=N  RDS_ADDR=10.0.0.K  RDS_PEER_ADDR (the other
 #   guest's address when N = 2, else empty)  RDS_ADDRS (all addresses)
+#   RDS_ADDR6=fd00::K (K in hex)  RDS_PEER_ADDR6  RDS_LL6 (eth0's IPv6
+#   link-local address)  RDS_PEER_LL6 (the other guest's; both peer
+#   variables empty unless N = 2)  RDS_IFINDEX (eth0's, the scope id of
+#   the link-local addresses)
 #   RDS_MODULES (this guest's choice)  RDS_MODULES_ALL (the list)  RDS_MODULE_DIR  RDS_KREL  RDS_REPO  RDS_VM_TOOLS (this folder)
 #   RESULTS=/results/guestK (its own writable results folder)
 # It should print TAP.  tools/testing/vm/guest-barrier.sh NAME synchronises
@@ -347,6 +351,11 @@ for ((k = 1; k <= guests; k++)); do
 	mkdir -p "$results/guest$k"
 done
 
+# guest_mac K: guest K's MAC address on eth0.
+guest_mac() {
+	printf '52:54:00:00:00:%02x' "$1"
+}
+
 {
 	echo "# Written by vm-run.sh; read by guest-init.sh in every guest."
 	printf 'RDS_REPO=%q\n' "$repo"
@@ -356,6 +365,13 @@ done
 	printf 'RDS_VM_TIMEOUT=%q\n' "$timeout_s"
 	printf 'RDS_VM_NIC_DRIVER=%q\n' "$nic_driver"
 	printf 'RDS_VM_HOST_PATH=%q\n' "$PATH"
+	# Each guest's MAC address: guest-init.sh derives the peers' IPv6
+	# link-local addresses from them (EUI-64).
+	printf 'RDS_VM_MACS=('
+	for ((k = 1; k <= guests; k++)); do
+		printf '%q ' "$(guest_mac "$k")"
+	done
+	printf ')\n'
 	printf 'RDS_VM_CMD=('
 	printf '%q ' "$@"
 	printf ')\n'
@@ -423,7 +439,7 @@ echo "# vm-run: results in $results"
 start=$(date +%s)
 for ((k = 1; k <= guests; k++)); do
 	g=$results/guest$k
-	mac=$(printf '52:54:00:00:00:%02x' "$k")
+	mac=$(guest_mac "$k")
 	# Console on the serial port, into console.log; nothing on stdio.
 	# panic=-1 reboots at once on a panic, and -no-reboot turns that into
 	# qemu exiting.  No oops=panic: an oops is found in the logs, and the

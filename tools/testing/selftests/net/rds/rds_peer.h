@@ -54,6 +54,16 @@ __attribute__((weak)) unsigned short ctl_port;
 __attribute__((weak)) unsigned short port_base;	/* of the per-case RDS ports */
 __attribute__((weak)) int ctl_fd = -1;
 
+/*
+ * The RDS addresses of the running case, for the helpers that take either
+ * family (peer_sa(), rds_bound_sa(), and rds_rdma_lib.c's): addr_self and
+ * addr_peer, unless the case sets rds_v6 and the IPv6 addresses (with
+ * their scope ids) in rds_self6 and rds_peer6, as rds_ipv6 does.  The
+ * control connection stays on IPv4.
+ */
+__attribute__((weak)) int rds_v6;
+__attribute__((weak)) struct sockaddr_in6 rds_self6, rds_peer6;
+
 __attribute__((weak)) const struct rt_case *all_cases;
 __attribute__((weak)) int n_cases;
 
@@ -136,6 +146,52 @@ static inline struct sockaddr_in peer_port(int k)
 
 	sin_set(&sin, addr_peer, case_port(k));
 	return sin;
+}
+
+/* This node's (self 1) or the peer's address, port k, of either family. */
+static inline union rds_sa case_sa(int self, int k)
+{
+	union rds_sa u;
+
+	memset(&u, 0, sizeof(u));
+	if (rds_v6) {
+		u.sin6 = self ? rds_self6 : rds_peer6;
+		u.sin6.sin6_family = AF_INET6;
+		u.sin6.sin6_port = htons(case_port(k));
+	} else {
+		sin_set(&u.sin, self ? addr_self : addr_peer, case_port(k));
+	}
+	return u;
+}
+
+static inline union rds_sa peer_sa(int k)
+{
+	return case_sa(0, k);
+}
+
+/* rds_bound() in the family of the case: bound to case_sa(1, k). */
+static inline int rds_bound_sa(int k, union rds_sa *out)
+{
+	union rds_sa want = case_sa(1, k), got;
+	socklen_t len = sizeof(got);
+	int fd;
+
+	if (!rds_v6) {
+		if (out)
+			memset(out, 0, sizeof(*out));
+		return rds_bound(k, out ? &out->sin : NULL);
+	}
+	fd = rds_socket();
+	ASSERT_SYS_OK(bind(fd, &want.sa, sizeof(want.sin6)));
+	memset(&got, 0, sizeof(got));
+	ASSERT_SYS_OK(getsockname(fd, &got.sa, &len));
+	ASSERT_EQ(len, sizeof(got.sin6));
+	ASSERT_TRUE(same_sa(&got, &want), "bound to %s, asked for %s",
+		    sa_str(&got), sa_str(&want));
+	set_rcvtimeo(fd, RCV_TIMEOUT_MS);
+	if (out)
+		*out = got;
+	return fd;
 }
 
 /* --------------------------------------------------------- the contents */

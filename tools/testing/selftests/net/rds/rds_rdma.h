@@ -54,11 +54,14 @@ uint64_t token_of(int i);
 
 /* -------------------------------------------------------------- sockets */
 
-/* The case's two sockets: this node's and the peer's port 0. */
+/*
+ * The case's two sockets: this node's and the peer's port 0, in the
+ * family of the case (rds_peer.h's case_sa()).
+ */
 struct pair {
 	int owner;		/* this node owns the memory */
 	int fd;
-	struct sockaddr_in peer;
+	union rds_sa peer;
 };
 
 /* A control message to send: type, payload. */
@@ -68,12 +71,13 @@ struct cm {
 	size_t len;
 };
 
-long send_cm(int fd, const struct sockaddr_in *to, const void *data,
+/* Destinations (to) are a struct sockaddr_in or sockaddr_in6. */
+long send_cm(int fd, const void *to, const void *data,
 	     size_t len, const struct cm *cm, int n, int flags);
 
 /* What recvmsg() returned, its control messages taken apart. */
 struct rx {
-	struct sockaddr_in from;
+	union rds_sa from;
 	int flags;
 	int ndest;
 	uint64_t cookie;
@@ -82,7 +86,7 @@ struct rx {
 };
 
 long rx_msg(int fd, void *buf, size_t len, int flags, struct rx *rx);
-void send_kind(struct pair *p, const struct sockaddr_in *to,
+void send_kind(struct pair *p, const void *to,
 	       uint32_t kind, uint32_t seq, const struct cm *cm, int n);
 void expect_kind_on(int fd, int port, uint32_t kind, uint32_t seq,
 		    struct rx *rx);
@@ -135,7 +139,7 @@ uint64_t owner_map(struct pair *p, struct region *r, uint64_t flags,
 		   uint32_t seq);
 uint64_t server_cookie_on(struct pair *p, int port, uint32_t seq);
 uint64_t server_cookie(struct pair *p, uint32_t seq);
-long server_rdma_to(struct pair *p, const struct sockaddr_in *to,
+long server_rdma_to(struct pair *p, const void *to,
 		    uint64_t cookie, uint64_t off, uint64_t len,
 		    struct local *l, uint64_t flags, uint64_t token,
 		    uint32_t seq, size_t ack_len, int msg_flags);
@@ -171,7 +175,7 @@ uint64_t rdma_cycle_keep(struct pair *p, const struct rdma_op *op,
 void rdma_cycle(struct pair *p, const struct rdma_op *op, uint32_t seq);
 int fail_server_after(struct pair *p, long sent, int status_due,
 		      uint32_t seq);
-int fail_server(struct pair *p, const struct sockaddr_in *to,
+int fail_server(struct pair *p, const void *to,
 		uint64_t cookie, uint64_t off, uint64_t len,
 		uint64_t flags, int status_due, uint32_t seq);
 int fail_owner(struct pair *p, struct region *r, uint64_t *cookie,

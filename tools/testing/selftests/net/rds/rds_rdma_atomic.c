@@ -68,7 +68,7 @@ static void atomic_fill(struct rds_atomic_args *args,
  * sendmsg() of atomic q on the peer's cookie at off, the prior value into
  * *result, with ACK seq of ack_len bytes (0: none) to @to; errno kept.
  */
-static long atomic_send(int fd, const struct sockaddr_in *to,
+static long atomic_send(int fd, const void *to,
 			const struct atomic_req *q, uint64_t cookie,
 			uint64_t off, uint64_t *result, uint64_t flags,
 			uint64_t token, uint32_t seq, size_t ack_len)

@@ -21,7 +21,7 @@ uint64_t token_of(int i)
 /* -------------------------------------------------------------- sockets */
 
 /* sendmsg() of len bytes with the control messages cm[0 .. n - 1]. */
-long send_cm(int fd, const struct sockaddr_in *to, const void *data,
+long send_cm(int fd, const void *to, const void *data,
 	     size_t len, const struct cm *cm, int n, int flags)
 {
 	union {
@@ -31,7 +31,7 @@ long send_cm(int fd, const struct sockaddr_in *to, const void *data,
 	struct iovec iov = { (void *)data, len };
 	struct msghdr msg = {
 		.msg_name = (void *)to,
-		.msg_namelen = sizeof(*to),
+		.msg_namelen = to ? sa_len(to) : sizeof(struct sockaddr_in),
 		.msg_iov = &iov,
 		.msg_iovlen = 1,
 	};
@@ -114,7 +114,7 @@ long rx_msg(int fd, void *buf, size_t len, int flags, struct rx *rx)
 	return ret;
 }
 
-void send_kind(struct pair *p, const struct sockaddr_in *to,
+void send_kind(struct pair *p, const void *to,
 	       uint32_t kind, uint32_t seq, const struct cm *cm, int n)
 {
 	struct kmsg m = { kind, seq, { 0 } };
@@ -131,11 +131,10 @@ void send_kind(struct pair *p, const struct sockaddr_in *to,
 void expect_kind_on(int fd, int port, uint32_t kind, uint32_t seq,
 		    struct rx *rx)
 {
-	struct sockaddr_in want;
+	union rds_sa want = peer_sa(port);
 	struct kmsg m;
 	long n;
 
-	sin_set(&want, addr_peer, case_port(port));
 	memset(&m, 0, sizeof(m));
 	n = rx_msg(fd, &m, sizeof(m), 0, rx);
 	if (n < 0) {
@@ -143,8 +142,8 @@ void expect_kind_on(int fd, int port, uint32_t kind, uint32_t seq,
 			kind, seq, rt_errname(errno));
 		rt_abort();
 	}
-	EXPECT_TRUE(same_sin(&rx->from, &want), "message from %s, expected %s",
-		    sin_str(&rx->from), sin_str(&want));
+	EXPECT_TRUE(same_sa(&rx->from, &want), "message from %s, expected %s",
+		    sa_str(&rx->from), sa_str(&want));
 	ASSERT_TRUE(n == sizeof(m) && m.kind == kind && m.seq == seq,
 		    "got %ld bytes, kind %u seq %u; expected kind %u seq %u",
 		    n, m.kind, m.seq, kind, seq);
@@ -170,9 +169,9 @@ void pair_start(struct pair *p, int owner_node)
 
 	memset(p, 0, sizeof(*p));
 	p->owner = node == owner_node;
-	p->fd = rds_bound(0, NULL);
+	p->fd = rds_bound_sa(0, NULL);
 	make_room(p->fd, 65536, 0);
-	p->peer = peer_port(0);
+	p->peer = peer_sa(0);
 	sync_peer("bound");
 	send_kind(p, &p->peer, K_WARM, 0, NULL, 0);
 	set_rcvtimeo(p->fd, RECONNECT_MS);	/* see fail_server() */
@@ -362,7 +361,7 @@ uint64_t server_cookie(struct pair *p, uint32_t seq)
  * Initiator: the RDMA, with ACK seq (ack_len 0: no payload) to the peer's
  * port; the sendmsg() result, errno kept.
  */
-long server_rdma_to(struct pair *p, const struct sockaddr_in *to,
+long server_rdma_to(struct pair *p, const void *to,
 		    uint64_t cookie, uint64_t off, uint64_t len,
 		    struct local *l, uint64_t flags, uint64_t token,
 		    uint32_t seq, size_t ack_len, int msg_flags)
@@ -420,7 +419,7 @@ int expect_note(int fd, uint64_t token)
 		rt_sleep_ms(10);
 	}
 	ASSERT_TRUE(n == 0, "a message of %ld bytes from %s where a notification was due",
-		    n, sin_str(&rx.from));
+		    n, sa_str(&rx.from));
 	EXPECT_EQ(rx.ndest, 0);
 	ASSERT_EQ(rx.nnote, 1);
 	EXPECT_EQ(rx.note[0].user_token, token);
@@ -541,7 +540,7 @@ int fail_server_after(struct pair *p, long sent, int status_due,
 	return status;
 }
 
-int fail_server(struct pair *p, const struct sockaddr_in *to,
+int fail_server(struct pair *p, const void *to,
 		uint64_t cookie, uint64_t off, uint64_t len,
 		uint64_t flags, int status_due, uint32_t seq)
 {
@@ -563,7 +562,7 @@ int fail_server(struct pair *p, const struct sockaddr_in *to,
 int fail_owner(struct pair *p, struct region *r, uint64_t *cookie,
 	       uint64_t off, uint64_t len, uint32_t seq, int quirk)
 {
-	struct sockaddr_in want;
+	union rds_sa want = peer_sa(0);
 	struct kmsg m;
 	struct rx rx;
 	int acked = 0, status;
@@ -574,7 +573,6 @@ int fail_owner(struct pair *p, struct region *r, uint64_t *cookie,
 		EXPECT_EQ(rds_free_mr(p->fd, *cookie, RDS_RDMA_INVALIDATE), 0);
 		*cookie = 0;
 	}
-	sin_set(&want, addr_peer, case_port(0));
 	set_rcvtimeo(p->fd, RECONNECT_MS);
 	for (;;) {
 		memset(&m, 0, sizeof(m));
@@ -584,8 +582,8 @@ int fail_owner(struct pair *p, struct region *r, uint64_t *cookie,
 				seq, rt_errname(errno));
 			rt_abort();
 		}
-		EXPECT_TRUE(same_sin(&rx.from, &want), "message from %s, expected %s",
-			    sin_str(&rx.from), sin_str(&want));
+		EXPECT_TRUE(same_sa(&rx.from, &want), "message from %s, expected %s",
+			    sa_str(&rx.from), sa_str(&want));
 		EXPECT_EQ(pattern_mismatch(m.pattern, sizeof(m.pattern),
 					   msg_seed(peer_node, m.kind * 1000 + m.seq)),
 			  sizeof(m.pattern));

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * rds_sock_util.h - socket helpers shared by the selftest programs:
- * addresses (setting, printing), RDS sockets (created, bound, their int
- * options and buffers), a receive timeout, polling one socket, receiving
- * one message, expecting none, reading one congestion notification,
+ * addresses of either family (setting, printing, comparing), RDS
+ * sockets (created, bound, their int options and buffers), a receive
+ * timeout, polling one socket, receiving one message, expecting none,
+ * reading one congestion notification,
  * sending a datagram with one SOL_RDS control message, registering and
  * freeing a memory region, the byte patterns messages carry, and reading
  * one counter of RDS_INFO_COUNTERS (and, from rds_info_util.h, any
@@ -54,6 +55,79 @@ static inline const char *sin_str(const struct sockaddr_in *sin)
 	snprintf(buf[which], sizeof(buf[which]), "family %d %s:%u",
 		 sin->sin_family, a, ntohs(sin->sin_port));
 	return buf[which];
+}
+
+/*
+ * An RDS address of either family: what sendmsg() takes and recvmsg()
+ * gives back (struct sockaddr_in or struct sockaddr_in6).
+ */
+union rds_sa {
+	struct sockaddr sa;
+	struct sockaddr_in sin;
+	struct sockaddr_in6 sin6;
+};
+
+/* The length of the name @sa: by its family, that of its structure. */
+static inline socklen_t sa_len(const void *sa)
+{
+	return ((const struct sockaddr *)sa)->sa_family == AF_INET6 ?
+	       sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+}
+
+/*
+ * "family F a.b.c.d:port" or "family F [a:b::c%scope]:port"; two calls
+ * may share one printf.
+ */
+static inline const char *sa_str(const void *sa)
+{
+	const union rds_sa *u = sa;
+	static char buf[2][96];
+	static int which;
+	char a[INET6_ADDRSTRLEN];
+
+	if (u->sa.sa_family != AF_INET6)
+		return sin_str(&u->sin);
+	which ^= 1;
+	inet_ntop(AF_INET6, &u->sin6.sin6_addr, a, sizeof(a));
+	snprintf(buf[which], sizeof(buf[which]), "family %d [%s%%%u]:%u",
+		 u->sin6.sin6_family, a, u->sin6.sin6_scope_id,
+		 ntohs(u->sin6.sin6_port));
+	return buf[which];
+}
+
+/* The same family, address, port (and for IPv6, scope id). */
+static inline int same_sa(const void *x, const void *y)
+{
+	const union rds_sa *a = x, *b = y;
+
+	if (a->sa.sa_family != b->sa.sa_family)
+		return 0;
+	if (a->sa.sa_family == AF_INET6)
+		return !memcmp(&a->sin6.sin6_addr, &b->sin6.sin6_addr,
+			       sizeof(a->sin6.sin6_addr)) &&
+		       a->sin6.sin6_port == b->sin6.sin6_port &&
+		       a->sin6.sin6_scope_id == b->sin6.sin6_scope_id;
+	return a->sin.sin_addr.s_addr == b->sin.sin_addr.s_addr &&
+	       a->sin.sin_port == b->sin.sin_port;
+}
+
+/* The port of @sa, in network order. */
+static inline in_port_t sa_port(const void *sa)
+{
+	const union rds_sa *u = sa;
+
+	return u->sa.sa_family == AF_INET6 ? u->sin6.sin6_port :
+	       u->sin.sin_port;
+}
+
+static inline void sa_set_port(void *sa, unsigned short port)
+{
+	union rds_sa *u = sa;
+
+	if (u->sa.sa_family == AF_INET6)
+		u->sin6.sin6_port = htons(port);
+	else
+		u->sin.sin_port = htons(port);
 }
 
 /* SO_RCVTIMEO of @ms milliseconds on @fd. */

@@ -8,7 +8,7 @@
 #	tools/testing/selftests/net/rds/run_guest.sh
 #
 # On node 1 it builds the test programs if needed and runs abi_check,
-# rds_local, rds_fuzz, rds_mr, rds_mr_pool.sh (which reloads our IB
+# rds_local, rds_ipv6, rds_fuzz, rds_mr, rds_mr_pool.sh (which reloads our IB
 # module with a small MR pool), module_lifecycle.sh, install_check.sh
 # (make install into a scratch root, modprobe from it), ib_device.sh and,
 # last, kmemleak_check.sh (skipped unless the kernel has kmemleak), in
@@ -17,14 +17,26 @@
 # nothing failed.  Each program's own output is also kept in
 # $RESULTS/<program>.tap when RESULTS is set.
 #
-# Environment (from vm-run.sh): RDS_NODE, RDS_NODES, RDS_ADDR, RDS_MODULES,
-# RDS_MODULE_DIR, RDS_REPO, RESULTS.
+# Environment (from vm-run.sh): RDS_NODE, RDS_NODES, RDS_ADDR, RDS_ADDR6,
+# RDS_LL6, RDS_IFINDEX, RDS_MODULES, RDS_MODULE_DIR, RDS_REPO, RESULTS.
 #
-# Arguments: --fuzz-seconds N gives each seed of rds_fuzz N seconds and no
-# limit on its calls, instead of its short default (the long run of make
-# check-debug).
+# Arguments: "--only PROG,..." runs only the programs named (their names
+# below, e.g. rds_ipv6); --fuzz-seconds N gives each seed of rds_fuzz N
+# seconds and no limit on its calls, instead of its short default (the
+# long run of make check-debug).
 
 set -u
+
+only=
+if [ "${1:-}" = --only ]; then
+	only=,${2:?--only takes program names},
+	shift 2
+fi
+
+# wanted NAME: is program NAME to run?
+wanted() {
+	[ -z "$only" ] || [[ $only == *,$1,* ]]
+}
 
 fuzz_args=()
 fuzz_limit=540
@@ -50,16 +62,20 @@ if ! out=$(make -s -C "$here" 2>&1); then
 	echo "# $out" | sed '2,$s/^/# /'
 	emit "not ok" "build the selftests"
 else
-	export RDS_ADDR RDS_MODULES RDS_MODULE_DIR
-	run_prog abi_check 120 "$here/abi_check"
-	run_prog rds_local 480 "$here/rds_local"
-	run_prog rds_fuzz "$fuzz_limit" "$here/rds_fuzz" "${fuzz_args[@]}"
-	run_prog rds_mr 120 "$here/rds_mr"
-	run_prog rds_mr_pool 120 "$here/rds_mr_pool.sh"
-	run_prog module_lifecycle 300 "$here/module_lifecycle.sh"
-	run_prog install_check 180 "$here/install_check.sh"
-	run_prog ib_device 180 "$here/ib_device.sh"
-	run_prog kmemleak 300 "$here/kmemleak_check.sh"
+	export RDS_ADDR RDS_ADDR6 RDS_LL6 RDS_IFINDEX RDS_MODULES RDS_MODULE_DIR
+	wanted abi_check && run_prog abi_check 120 "$here/abi_check"
+	wanted rds_local && run_prog rds_local 480 "$here/rds_local"
+	wanted rds_ipv6 && run_prog rds_ipv6 120 "$here/rds_ipv6"
+	wanted rds_fuzz &&
+		run_prog rds_fuzz "$fuzz_limit" "$here/rds_fuzz" "${fuzz_args[@]}"
+	wanted rds_mr && run_prog rds_mr 120 "$here/rds_mr"
+	wanted rds_mr_pool && run_prog rds_mr_pool 120 "$here/rds_mr_pool.sh"
+	wanted module_lifecycle &&
+		run_prog module_lifecycle 300 "$here/module_lifecycle.sh"
+	wanted install_check &&
+		run_prog install_check 180 "$here/install_check.sh"
+	wanted ib_device && run_prog ib_device 180 "$here/ib_device.sh"
+	wanted kmemleak && run_prog kmemleak 300 "$here/kmemleak_check.sh"
 fi
 
 tap_finish

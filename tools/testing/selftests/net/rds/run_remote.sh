@@ -21,8 +21,9 @@
 # set to 1 (so it spends the credits we give it); rds_remote's flow_control
 # case then checks that both sides waited for credits.
 #
-# On both nodes it builds the test programs if needed, then runs rds_remote
-# and rds_rdma (the two programs of each pair talk to each other),
+# On both nodes it builds the test programs if needed, then runs rds_remote,
+# rds_rdma and rds_ipv6 -r (the two programs of each pair talk to each
+# other; rds_ipv6 over the guests' IPv6 addresses),
 # rds_faults.sh (both guests together, synchronised by guest-barrier.sh),
 # rds_storm.sh (RDMA load through faults, then leak checks), rds_remote's
 # connect_race_rule once more, rds_hostile (node 2 a hostile
@@ -36,7 +37,8 @@
 # streams' summaries in $RESULTS/faults/.
 #
 # Environment (from vm-run.sh): RDS_NODE, RDS_NODES, RDS_ADDR,
-# RDS_PEER_ADDR, RDS_MODULES, RDS_MODULES_ALL, RDS_MODULE_DIR, RDS_VM_TOOLS,
+# RDS_PEER_ADDR, RDS_ADDR6, RDS_PEER_ADDR6, RDS_LL6, RDS_PEER_LL6,
+# RDS_IFINDEX, RDS_MODULES, RDS_MODULES_ALL, RDS_MODULE_DIR, RDS_VM_TOOLS,
 # RESULTS.
 
 set -u
@@ -81,8 +83,10 @@ if ! out=$(make -s -C "$here" 2>&1); then
 	emit "not ok" "build the selftests"
 else
 	export RDS_NODE RDS_NODES RDS_ADDR RDS_PEER_ADDR RDS_MODULES RDS_MODULES_ALL RDS_MODULE_DIR RESULTS
+	export RDS_ADDR6 RDS_PEER_ADDR6 RDS_LL6 RDS_PEER_LL6 RDS_IFINDEX
 	wanted rds_remote && run_prog rds_remote 240 "$here/rds_remote"
 	wanted rds_rdma && run_prog rds_rdma 300 "$here/rds_rdma"
+	wanted rds_ipv6 && run_prog rds_ipv6 120 "$here/rds_ipv6" -r
 	wanted rds_faults && run_prog rds_faults 480 "$here/rds_faults.sh" "$@"
 	# RDMA load through faults, then leak checks (ours on both nodes).
 	wanted rds_storm && run_prog rds_storm 300 "$here/rds_storm.sh"
