@@ -97,6 +97,14 @@ static inline int rds_addr_parse(const void *uaddr, size_t len,
 	}
 }
 
+/* Whether @addr can name one host, as RDS takes it, its scope aside. */
+static inline bool rds_addr_is_unicast(const struct in6_addr *addr)
+{
+	if (rds_addr_is_v4(addr))
+		return !rds_addr_v4_bad(rds_addr_v4(addr));
+	return ipv6_addr_type(addr) & IPV6_ADDR_UNICAST;
+}
+
 /**
  * rds_addr_unicast() - whether @addr can name one host, as RDS takes it
  * @addr: an address from rds_addr_parse()
@@ -107,14 +115,8 @@ static inline int rds_addr_parse(const void *uaddr, size_t len,
  */
 static inline bool rds_addr_unicast(const struct in6_addr *addr, u32 scope)
 {
-	int type;
-
-	if (rds_addr_is_v4(addr))
-		return !rds_addr_v4_bad(rds_addr_v4(addr));
-	type = ipv6_addr_type(addr);
-	if (!(type & IPV6_ADDR_UNICAST))
-		return false;
-	return !(type & IPV6_ADDR_LINKLOCAL) || scope;
+	return rds_addr_is_unicast(addr) &&
+	       (scope || !rds_addr_link_local(addr));
 }
 
 /**

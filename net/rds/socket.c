@@ -261,18 +261,18 @@ static int rds_connect(struct socket *sock, struct sockaddr *uaddr, int len,
 	/*
 	 * The distribution's errors: a sockaddr_in of 0 lacks a destination,
 	 * any other that is no unicast address is invalid; a sockaddr_in6
-	 * that is none is of the wrong type, and a link-local one needs its
-	 * scope.
+	 * that is none (link-local multicast too) is of the wrong type, and
+	 * a link-local unicast one needs its scope.
 	 */
 	if (uaddr->sa_family == AF_INET) {
 		if (!rds_addr_v4(&addr))
 			return -EDESTADDRREQ;
 		if (!rds_addr_unicast(&addr, scope))
 			return -EINVAL;
+	} else if (!rds_addr_is_unicast(&addr)) {
+		return -EPROTOTYPE;
 	} else if (rds_addr_link_local(&addr) && !scope) {
 		return -EINVAL;
-	} else if (!rds_addr_unicast(&addr, scope)) {
-		return -EPROTOTYPE;
 	}
 
 	lock_sock(sk);
