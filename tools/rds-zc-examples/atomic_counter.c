@@ -11,11 +11,11 @@
  *	with RDS_CMSG_ATOMIC_FADD, waiting for each notification, and
  *	prints the value the last add saw.
  *
- * ADDR is an address of this host on an RDMA device.  Every prior value
+ * ADDR is an address of this host on an RDMA device, IPv4 or IPv6
+ * (rds_addr.h), SERVER one of the same family.  Every prior value
  * a client sees is unique across all clients: the adds are atomic at the
  * server's HCA, and the server's CPU takes no part in them.
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,6 +23,8 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <linux/rds.h>
+
+#include "rds_addr.h"
 
 #ifndef AF_RDS
 #define AF_RDS 21
@@ -34,30 +36,18 @@ static void die(const char *what)
 	exit(1);
 }
 
-static struct sockaddr_in addr_of(const char *ip, const char *port)
-{
-	struct sockaddr_in sin = { .sin_family = AF_INET };
-
-	sin.sin_port = htons(atoi(port));
-	if (inet_pton(AF_INET, ip, &sin.sin_addr) != 1) {
-		fprintf(stderr, "not an IPv4 address: %s\n", ip);
-		exit(2);
-	}
-	return sin;
-}
-
-static int rds_socket_at(struct sockaddr_in *sin)
+static int rds_socket_at(const union rds_addr *at)
 {
 	int fd = socket(AF_RDS, SOCK_SEQPACKET, 0);
 
 	if (fd < 0)
 		die("socket(AF_RDS)");
-	if (bind(fd, (struct sockaddr *)sin, sizeof(*sin)))
+	if (bind(fd, &at->sa, rds_addr_len(at)))
 		die("bind");
 	return fd;
 }
 
-static void __attribute__((noreturn)) serve(struct sockaddr_in *self)
+static void __attribute__((noreturn)) serve(const union rds_addr *self)
 {
 	static volatile uint64_t counter __attribute__((aligned(8)));
 	int fd = rds_socket_at(self);
@@ -70,23 +60,21 @@ static void __attribute__((noreturn)) serve(struct sockaddr_in *self)
 	if (setsockopt(fd, SOL_RDS, RDS_GET_MR, &mr, sizeof(mr)))
 		die("RDS_GET_MR");
 	for (;;) {
-		struct sockaddr_in from;
+		union rds_addr from;
 		socklen_t len = sizeof(from);
 		char buf[16];
 
-		if (recvfrom(fd, buf, sizeof(buf), 0, (struct sockaddr *)&from,
-			     &len) < 0)
+		if (recvfrom(fd, buf, sizeof(buf), 0, &from.sa, &len) < 0)
 			die("recvfrom");
 		printf("counter %llu\n", (unsigned long long)counter);
 		fflush(stdout);
-		if (sendto(fd, &cookie, sizeof(cookie), 0,
-			   (struct sockaddr *)&from, len) < 0)
+		if (sendto(fd, &cookie, sizeof(cookie), 0, &from.sa, len) < 0)
 			perror("sendto");
 	}
 }
 
 /* Add 1 to the counter; the value it had. */
-static uint64_t add_one(int fd, struct sockaddr_in *server, uint64_t cookie,
+static uint64_t add_one(int fd, union rds_addr *server, uint64_t cookie,
 			uint64_t token)
 {
 	static uint64_t prior __attribute__((aligned(8)));
@@ -105,7 +93,7 @@ static uint64_t add_one(int fd, struct sockaddr_in *server, uint64_t cookie,
 	} ctl;
 	struct msghdr msg = {
 		.msg_name = server,
-		.msg_namelen = sizeof(*server),
+		.msg_namelen = rds_addr_len(server),
 		.msg_control = ctl.buf,
 		.msg_controllen = sizeof(ctl.buf),
 	};
@@ -142,27 +130,27 @@ static uint64_t add_one(int fd, struct sockaddr_in *server, uint64_t cookie,
 
 int main(int argc, char **argv)
 {
-	struct sockaddr_in self, server;
+	union rds_addr self, server;
 	uint64_t cookie, prior = 0;
 	long i, n;
 	int fd;
 
 	if (argc == 4 && !strcmp(argv[1], "serve")) {
-		self = addr_of(argv[2], argv[3]);
+		self = rds_addr_of(argv[2], argv[3]);
 		serve(&self);
 	}
 	if (argc != 7 || strcmp(argv[1], "add")) {
 		fprintf(stderr, "usage: %s serve ADDR PORT\n"
-			"       %s add ADDR PORT SERVER SERVER_PORT N\n",
+			"       %s add ADDR PORT SERVER SERVER_PORT N\n"
+			"ADDR, SERVER: IPv4 or IPv6, link-local as fe80::1%%eth0\n",
 			argv[0], argv[0]);
 		return 2;
 	}
-	self = addr_of(argv[2], argv[3]);
-	server = addr_of(argv[4], argv[5]);
+	self = rds_addr_of(argv[2], argv[3]);
+	server = rds_addr_of(argv[4], argv[5]);
 	n = atol(argv[6]);
 	fd = rds_socket_at(&self);
-	if (sendto(fd, "cookie?", 8, 0, (struct sockaddr *)&server,
-		   sizeof(server)) < 0)
+	if (sendto(fd, "cookie?", 8, 0, &server.sa, rds_addr_len(&server)) < 0)
 		die("sendto");
 	if (recv(fd, &cookie, sizeof(cookie), 0) != sizeof(cookie))
 		die("recv cookie");

@@ -11,16 +11,19 @@
  *   bulk_reclaim fetch ADDR PORT SERVER SERVER_PORT PAGES
  *	asks for PAGES pages (at most 256) and checks them.
  *
+ * ADDR and SERVER are IPv4 or IPv6 addresses (rds_addr.h).
+ *
  * These are this implementation's own calls: the distribution's module
  * refuses RDS_CMSG_OP_ID and RDS_OP_BARRIER.
  */
-#include <arpa/inet.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <linux/rds.h>
+
+#include "rds_addr.h"
 
 #ifndef AF_RDS
 #define AF_RDS 21
@@ -37,31 +40,29 @@ static void die(const char *what)
 
 static int rds_socket_at(const char *ip, const char *port)
 {
-	struct sockaddr_in sin = { .sin_family = AF_INET };
+	union rds_addr at = rds_addr_of(ip, port);
 	int fd = socket(AF_RDS, SOCK_SEQPACKET, 0);
 
-	sin.sin_port = htons(atoi(port));
 	if (fd < 0)
 		die("socket(AF_RDS)");
-	if (inet_pton(AF_INET, ip, &sin.sin_addr) != 1 ||
-	    bind(fd, (struct sockaddr *)&sin, sizeof(sin)))
+	if (bind(fd, &at.sa, rds_addr_len(&at)))
 		die("bind");
 	return fd;
 }
 
 /* Wait until every operation towards @to up to @id is done. */
-static void barrier(int fd, const struct sockaddr_in *to, uint64_t id)
+static void barrier(int fd, const union rds_addr *to, uint64_t id)
 {
 	struct rds_op_barrier b = { .wait_id = id };
 	socklen_t len = sizeof(b);
 
-	memcpy(&b.dest, to, sizeof(*to));
+	memcpy(&b.dest, to, rds_addr_len(to));
 	if (getsockopt(fd, SOL_RDS, RDS_OP_BARRIER, &b, &len))
 		die("RDS_OP_BARRIER");
 }
 
 /* A silent RDMA WRITE of one chunk; the operation's id. */
-static uint64_t write_chunk(int fd, const struct sockaddr_in *to,
+static uint64_t write_chunk(int fd, const union rds_addr *to,
 			    uint64_t cookie, unsigned int k, void *chunk)
 {
 	struct rds_iovec iov = { (uintptr_t)chunk, CHUNK };
@@ -79,7 +80,7 @@ static uint64_t write_chunk(int fd, const struct sockaddr_in *to,
 	} ctl;
 	struct msghdr msg = {
 		.msg_name = (void *)to,
-		.msg_namelen = sizeof(*to),
+		.msg_namelen = rds_addr_len(to),
 		.msg_control = ctl.buf,
 		.msg_controllen = sizeof(ctl.buf),
 	};
@@ -110,7 +111,7 @@ static void __attribute__((noreturn)) serve(int fd)
 			char buf[CMSG_SPACE(sizeof(uint64_t))];
 			struct cmsghdr align;
 		} ctl;
-		struct sockaddr_in from;
+		union rds_addr from;
 		struct iovec iov;
 		struct msghdr msg = {
 			.msg_name = &from, .msg_namelen = sizeof(from),
@@ -141,15 +142,14 @@ static void __attribute__((noreturn)) serve(int fd)
 						    ring[k % RING]);
 		}
 		/* The answer follows the WRITEs on the same connection. */
-		if (sendto(fd, "done", 4, 0, (struct sockaddr *)&from,
-			   sizeof(from)) < 0)
+		if (sendto(fd, "done", 4, 0, &from.sa, rds_addr_len(&from)) < 0)
 			perror("sendto");
 	}
 }
 
 static int fetch(int fd, const char *ip, const char *port, uint32_t pages)
 {
-	struct sockaddr_in server = { .sin_family = AF_INET };
+	union rds_addr server = rds_addr_of(ip, port);
 	static char buf[256 * CHUNK] __attribute__((aligned(CHUNK)));
 	uint64_t cookie = 0;
 	struct rds_get_mr_args map = {
@@ -162,7 +162,7 @@ static int fetch(int fd, const char *ip, const char *port, uint32_t pages)
 	} ctl;
 	struct iovec iov = { &pages, sizeof(pages) };
 	struct msghdr msg = {
-		.msg_name = &server, .msg_namelen = sizeof(server),
+		.msg_name = &server, .msg_namelen = rds_addr_len(&server),
 		.msg_iov = &iov, .msg_iovlen = 1,
 		.msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf),
 	};
@@ -171,10 +171,8 @@ static int fetch(int fd, const char *ip, const char *port, uint32_t pages)
 	char answer[8];
 	uint32_t k;
 
-	server.sin_port = htons(atoi(port));
-	if (inet_pton(AF_INET, ip, &server.sin_addr) != 1 || !pages ||
-	    pages > 256) {
-		fprintf(stderr, "bad server address or page count\n");
+	if (!pages || pages > 256) {
+		fprintf(stderr, "bad page count\n");
 		return 2;
 	}
 	memset(&ctl, 0, sizeof(ctl));
@@ -206,7 +204,8 @@ int main(int argc, char **argv)
 		return fetch(rds_socket_at(argv[2], argv[3]), argv[4], argv[5],
 			     atoi(argv[6]));
 	fprintf(stderr, "usage: %s serve ADDR PORT\n"
-		"       %s fetch ADDR PORT SERVER SERVER_PORT PAGES\n",
+		"       %s fetch ADDR PORT SERVER SERVER_PORT PAGES\n"
+		"ADDR, SERVER: IPv4 or IPv6, link-local as fe80::1%%eth0\n",
 		argv[0], argv[0]);
 	return 2;
 }

@@ -13,6 +13,8 @@
  *	releases the key (RDS_FREE_MR).  Then it shows that the released
  *	key is dead, and says bye.
  *
+ * ADDR and SERVER are IPv4 or IPv6 addresses (rds_addr.h).
+ *
  * One cycle:
  *
  *   client                                 server
@@ -37,7 +39,6 @@
  * connected socket, so both hosts must run rds_zc and rds_zc_ib.  Exit
  * status 0 only if every step did what it must.
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -47,6 +48,8 @@
 #include <sys/time.h>
 #include <time.h>
 #include <linux/rds.h>
+
+#include "rds_addr.h"
 
 #ifndef AF_RDS
 #define AF_RDS 21
@@ -101,18 +104,6 @@ static double now_us(void)
 	return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
 }
 
-static struct sockaddr_in addr_of(const char *ip, const char *port)
-{
-	struct sockaddr_in sin = { .sin_family = AF_INET };
-
-	sin.sin_port = htons(atoi(port));
-	if (inet_pton(AF_INET, ip, &sin.sin_addr) != 1) {
-		fprintf(stderr, "not an IPv4 address: %s\n", ip);
-		exit(2);
-	}
-	return sin;
-}
-
 static void set_wait(int fd, int secs)
 {
 	struct timeval tv = { .tv_sec = secs };
@@ -120,25 +111,15 @@ static void set_wait(int fd, int secs)
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 }
 
-static int rds_socket_at(const char *who, struct sockaddr_in *sin)
+static int rds_socket_at(const char *who, const union rds_addr *at)
 {
 	int fd = socket(AF_RDS, SOCK_SEQPACKET, 0);
 
 	if (fd < 0)
 		die(who, "socket(AF_RDS)");
-	if (bind(fd, (struct sockaddr *)sin, sizeof(*sin)))
+	if (bind(fd, &at->sa, rds_addr_len(at)))
 		die(who, "bind");
 	return fd;
-}
-
-/* "address:port" of @sin, in @buf. */
-static const char *str_of(const struct sockaddr_in *sin, char buf[32])
-{
-	char ip[INET_ADDRSTRLEN];
-
-	inet_ntop(AF_INET, &sin->sin_addr, ip, sizeof(ip));
-	snprintf(buf, 32, "%s:%u", ip, ntohs(sin->sin_port));
-	return buf;
 }
 
 /*
@@ -180,7 +161,7 @@ static size_t count_bad(const unsigned char *p, size_t len, uint32_t seed,
  * none) as the message that carries it.  READWRITE in @flags writes
  * @local into the MR, else the MR is read into @local.
  */
-static void rdma_op(int fd, const struct sockaddr_in *to,
+static void rdma_op(int fd, const union rds_addr *to,
 		    const struct zc_request *req, void *local, uint64_t flags,
 		    uint64_t token, const void *payload, size_t plen)
 {
@@ -200,7 +181,7 @@ static void rdma_op(int fd, const struct sockaddr_in *to,
 	struct iovec iov = { (void *)payload, plen };
 	struct msghdr msg = {
 		.msg_name = (void *)to,
-		.msg_namelen = sizeof(*to),
+		.msg_namelen = rds_addr_len(to),
 		.msg_iov = &iov,
 		.msg_iovlen = payload ? 1 : 0,
 		.msg_control = ctl.buf,
@@ -228,7 +209,7 @@ static void rdma_op(int fd, const struct sockaddr_in *to,
  */
 static struct {
 	int full;
-	struct sockaddr_in from;
+	union rds_addr from;
 	struct zc_request req;
 } early;
 
@@ -246,7 +227,7 @@ static int wait_note(int fd, uint64_t token)
 	struct rds_rdma_notify note;
 	struct msghdr msg = { 0 };
 	struct cmsghdr *c;
-	struct sockaddr_in from;
+	union rds_addr from;
 	char data[64];
 	struct iovec iov = { data, sizeof(data) };
 	ssize_t n;
@@ -292,12 +273,12 @@ struct totals {
 };
 
 /* Server: one cycle on the client's buffer; 0 if all went right. */
-static int serve_cycle(int fd, const struct sockaddr_in *from,
+static int serve_cycle(int fd, const union rds_addr *from,
 		       const struct zc_request *req, unsigned char *mem,
 		       struct totals *t)
 {
 	struct zc_answer ack = { ANS_ACK, req->round, 0, 0 };
-	char who[32];
+	char who[RDS_ADDR_STRLEN];
 	uint64_t token = 2ULL * req->round;
 	int quiet = req->round > 1, rs, ws;
 	size_t first = 0, bad;
@@ -305,7 +286,7 @@ static int serve_cycle(int fd, const struct sockaddr_in *from,
 
 	if (!quiet)
 		printf("server: cycle %u from %s: cookie 0x%016llx, %llu bytes at %llu\n",
-		       req->round, str_of(from, who),
+		       req->round, rds_addr_str(from, who),
 		       (unsigned long long)req->cookie,
 		       (unsigned long long)req->len,
 		       (unsigned long long)req->offset);
@@ -356,7 +337,7 @@ static int serve_cycle(int fd, const struct sockaddr_in *from,
  * hears the status in a plain message, sent once the connection, which
  * the failure broke, is back.
  */
-static int serve_probe(int fd, const struct sockaddr_in *from,
+static int serve_probe(int fd, const union rds_addr *from,
 		       const struct zc_request *req, unsigned char *mem)
 {
 	struct zc_answer ans = { ANS_PROBE, req->round, 0, 0 };
@@ -374,24 +355,23 @@ static int serve_probe(int fd, const struct sockaddr_in *from,
 	       ws == RDS_RDMA_REMOTE_ERROR ? ", the key is dead as it must be" :
 	       ", but the key should be dead");
 	ans.status = ws;
-	if (sendto(fd, &ans, sizeof(ans), 0, (const struct sockaddr *)from,
-		   sizeof(*from)) < 0)
+	if (sendto(fd, &ans, sizeof(ans), 0, &from->sa, rds_addr_len(from)) < 0)
 		die("server", "sendto");
 	return ws != RDS_RDMA_REMOTE_ERROR;
 }
 
-static int serve(struct sockaddr_in *self)
+static int serve(const union rds_addr *self)
 {
 	static unsigned char mem[MAX_SIZE];
 	int fd = rds_socket_at("server", self), failed = 0;
 	struct totals t = { 0 };
-	char where[32];
+	char where[RDS_ADDR_STRLEN];
 
 	printf("server: bound to %s, waiting for requests\n",
-	       str_of(self, where));
+	       rds_addr_str(self, where));
 	fflush(stdout);
 	for (;;) {
-		struct sockaddr_in from;
+		union rds_addr from;
 		socklen_t len = sizeof(from);
 		struct zc_request req;
 		ssize_t n;
@@ -402,8 +382,7 @@ static int serve(struct sockaddr_in *self)
 			n = sizeof(req);
 			early.full = 0;
 		} else {
-			n = recvfrom(fd, &req, sizeof(req), 0,
-				     (struct sockaddr *)&from, &len);
+			n = recvfrom(fd, &req, sizeof(req), 0, &from.sa, &len);
 		}
 		if (n < 0)
 			die("server", "recvfrom");
@@ -456,13 +435,13 @@ static void free_mr(int fd, uint64_t cookie)
 		die("client", "RDS_FREE_MR");
 }
 
-static void ask(int fd, const struct sockaddr_in *server, uint32_t kind,
+static void ask(int fd, const union rds_addr *server, uint32_t kind,
 		uint32_t round, uint64_t cookie, size_t len)
 {
 	struct zc_request req = { kind, round, cookie, 0, len };
 
-	if (sendto(fd, &req, sizeof(req), 0, (const struct sockaddr *)server,
-		   sizeof(*server)) != sizeof(req))
+	if (sendto(fd, &req, sizeof(req), 0, &server->sa,
+		   rds_addr_len(server)) != sizeof(req))
 		die("client", "sendto");
 }
 
@@ -483,7 +462,7 @@ static void wait_answer(int fd, uint32_t kind, uint32_t round,
 }
 
 /* Client: one cycle; 0 if the buffer came back right. */
-static int run_cycle(int fd, const struct sockaddr_in *server,
+static int run_cycle(int fd, const union rds_addr *server,
 		     uint32_t round, unsigned char *buf, size_t len,
 		     uint64_t *cookie)
 {
@@ -515,11 +494,11 @@ static int run_cycle(int fd, const struct sockaddr_in *server,
 	return ack.status != RDS_RDMA_SUCCESS || ack.bad || bad;
 }
 
-static int run_client(struct sockaddr_in *self, struct sockaddr_in *server,
-		      size_t len, uint32_t rounds)
+static int run_client(const union rds_addr *self,
+		      const union rds_addr *server, size_t len, uint32_t rounds)
 {
 	int fd = rds_socket_at("client", self), failed = 0, bad_cycles = 0;
-	char where[32], peer[32];
+	char where[RDS_ADDR_STRLEN], peer[RDS_ADDR_STRLEN];
 	struct zc_answer ans;
 	unsigned char *buf;
 	uint64_t cookie = 0;
@@ -531,7 +510,8 @@ static int run_client(struct sockaddr_in *self, struct sockaddr_in *server,
 		die("client", "posix_memalign");
 	set_wait(fd, WAIT_S);
 	printf("client: bound to %s; %u cycles of %zu bytes with %s\n",
-	       str_of(self, where), rounds, len, str_of(server, peer));
+	       rds_addr_str(self, where), rounds, len,
+	       rds_addr_str(server, peer));
 	fflush(stdout);
 	t0 = now_us();
 	for (r = 1; r <= rounds; r++)
@@ -568,12 +548,12 @@ static int run_client(struct sockaddr_in *self, struct sockaddr_in *server,
 
 int main(int argc, char **argv)
 {
-	struct sockaddr_in self, server;
+	union rds_addr self, server;
 	unsigned long len = 65536, rounds = 10;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc == 4 && !strcmp(argv[1], "serve")) {
-		self = addr_of(argv[2], argv[3]);
+		self = rds_addr_of(argv[2], argv[3]);
 		return serve(&self);
 	}
 	if (argc >= 6 && argc <= 8 && !strcmp(argv[1], "client")) {
@@ -586,12 +566,13 @@ int main(int argc, char **argv)
 				MAX_SIZE);
 			return 2;
 		}
-		self = addr_of(argv[2], argv[3]);
-		server = addr_of(argv[4], argv[5]);
+		self = rds_addr_of(argv[2], argv[3]);
+		server = rds_addr_of(argv[4], argv[5]);
 		return run_client(&self, &server, len, rounds);
 	}
 	fprintf(stderr, "usage: %s serve ADDR PORT\n"
-		"       %s client ADDR PORT SERVER SERVER_PORT [SIZE [ROUNDS]]\n",
+		"       %s client ADDR PORT SERVER SERVER_PORT [SIZE [ROUNDS]]\n"
+		"ADDR, SERVER: IPv4 or IPv6, link-local as fe80::1%%eth0\n",
 		argv[0], argv[0]);
 	return 2;
 }
