@@ -7,7 +7,8 @@
  *   rds-zc-bench client -a ADDR -s SERVER [-p PORT] [--tests LIST] ...
  *
  * The server binds ADDR:PORT and answers what clients ask, one request per
- * message; it keeps no state but counters.  The client runs the
+ * message; it keeps no state but counters.  ADDR and SERVER are IPv4 or
+ * IPv6 addresses, a link-local one with its interface (fe80::1%eth0).  The client runs the
  * measurements ("points") one after the other and prints, for each, one
  * machine-readable line
  *
@@ -66,6 +67,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -165,6 +167,81 @@ struct stats_msg {
 	uint64_t c[C_COUNT];
 };
 
+/* ------------------------------------------------------------ addresses */
+
+/* An address of either family with its port, as bind() and sendto() take. */
+union addr {
+	struct sockaddr sa;
+	struct sockaddr_in sin;
+	struct sockaddr_in6 sin6;
+};
+
+/* "[address%interface]:port" at most, with its NUL. */
+#define ADDR_STRLEN	(INET6_ADDRSTRLEN + IF_NAMESIZE + 16)
+
+static socklen_t addr_len(const union addr *a)
+{
+	return a->sa.sa_family == AF_INET6 ? sizeof(a->sin6) : sizeof(a->sin);
+}
+
+static unsigned int addr_port(const union addr *a)
+{
+	return ntohs(a->sa.sa_family == AF_INET6 ? a->sin6.sin6_port :
+			a->sin.sin_port);
+}
+
+static void addr_set_port(union addr *a, unsigned int port)
+{
+	if (a->sa.sa_family == AF_INET6)
+		a->sin6.sin6_port = htons(port);
+	else
+		a->sin.sin_port = htons(port);
+}
+
+/*
+ * Whether a socket bound to @a can send to @b: RDS keeps the families
+ * apart, an IPv4-mapped IPv6 address counting as IPv4.
+ */
+static int addr_same_family(const union addr *a, const union addr *b)
+{
+	const union addr *v6 = a->sa.sa_family == AF_INET6 ? a : b;
+
+	return a->sa.sa_family == b->sa.sa_family ||
+	       IN6_IS_ADDR_V4MAPPED(&v6->sin6.sin6_addr);
+}
+
+/* The address alone: "10.0.0.1", "fd00::1" or "fe80::1%eth0". */
+static const char *addr_host(const union addr *a, char buf[ADDR_STRLEN])
+{
+	char ifname[IF_NAMESIZE];
+	unsigned int id;
+	size_t n;
+
+	if (a->sa.sa_family != AF_INET6) {
+		inet_ntop(AF_INET, &a->sin.sin_addr, buf, ADDR_STRLEN);
+		return buf;
+	}
+	inet_ntop(AF_INET6, &a->sin6.sin6_addr, buf, ADDR_STRLEN);
+	id = a->sin6.sin6_scope_id;
+	n = strlen(buf);
+	if (id && if_indextoname(id, ifname))
+		snprintf(buf + n, ADDR_STRLEN - n, "%%%s", ifname);
+	else if (id)
+		snprintf(buf + n, ADDR_STRLEN - n, "%%%u", id);
+	return buf;
+}
+
+/* "10.0.0.1:18700", or "[fd00::1]:18700" for IPv6. */
+static const char *addr_str(const union addr *a, char buf[ADDR_STRLEN])
+{
+	char host[ADDR_STRLEN];
+
+	snprintf(buf, ADDR_STRLEN,
+		 a->sa.sa_family == AF_INET6 ? "[%s]:%u" : "%s:%u",
+		 addr_host(a, host), addr_port(a));
+	return buf;
+}
+
 /* -------------------------------------------------------------- options */
 
 struct list {
@@ -173,8 +250,8 @@ struct list {
 };
 
 static struct {
-	struct sockaddr_in self;	/* port 0 for the client */
-	struct sockaddr_in server;
+	union addr self;		/* port 0 for the client */
+	union addr server;
 	int have_self, have_server;
 	double secs;			/* per point */
 	long max_ops;			/* per point, 0: no limit */
@@ -329,7 +406,7 @@ static int set_buf(int fd, int force, int plain, int bytes)
  * of msg bytes (RDS lets one message take half the send buffer) and a
  * receive buffer of rcv bytes.  -1 with errno and a message in err.
  */
-static int rds_open(const struct sockaddr_in *addr, int msg, int rcv,
+static int rds_open(const union addr *addr, int msg, int rcv,
 		    char *err, size_t errlen)
 {
 	int fd, snd, want = 2 * msg + 65536;
@@ -350,11 +427,12 @@ static int rds_open(const struct sockaddr_in *addr, int msg, int rcv,
 		errno = ENOBUFS;
 		return -1;
 	}
-	if (bind(fd, (const struct sockaddr *)addr, sizeof(*addr))) {
+	if (bind(fd, &addr->sa, addr_len(addr))) {
+		char name[ADDR_STRLEN];
 		int e = errno;
 
-		snprintf(err, errlen, "bind %s:%u: %s", inet_ntoa(addr->sin_addr),
-			 ntohs(addr->sin_port), errname(e));
+		snprintf(err, errlen, "bind %s: %s", addr_str(addr, name),
+			 errname(e));
 		close(fd);
 		errno = e;
 		return -1;
@@ -372,7 +450,7 @@ static void msg_init(struct bench_msg *m, int type, uint64_t seq)
 }
 
 /* sendmsg() of len bytes of buf to @to, with one SOL_RDS control message. */
-static long send_cm(int fd, const struct sockaddr_in *to, const void *buf,
+static long send_cm(int fd, const union addr *to, const void *buf,
 		    size_t len, int cm_type, const void *cm, size_t cm_len)
 {
 	union {
@@ -382,7 +460,7 @@ static long send_cm(int fd, const struct sockaddr_in *to, const void *buf,
 	struct iovec iov = { (void *)buf, len };
 	struct msghdr msg = {
 		.msg_name = (void *)to,
-		.msg_namelen = sizeof(*to),
+		.msg_namelen = addr_len(to),
 		.msg_iov = &iov,
 		.msg_iovlen = 1,
 	};
@@ -401,7 +479,7 @@ static long send_cm(int fd, const struct sockaddr_in *to, const void *buf,
 	return sendmsg(fd, &msg, 0);
 }
 
-static long send_plain(int fd, const struct sockaddr_in *to, const void *buf,
+static long send_plain(int fd, const union addr *to, const void *buf,
 		       size_t len)
 {
 	return send_cm(fd, to, buf, len, 0, NULL, 0);
@@ -409,7 +487,7 @@ static long send_plain(int fd, const struct sockaddr_in *to, const void *buf,
 
 /* What recvmsg() brought besides the data. */
 struct rx {
-	struct sockaddr_in from;
+	union addr from;
 	int ndest;
 	uint64_t cookie;	/* of RDS_CMSG_RDMA_DEST */
 	int nnote;		/* RDS_CMSG_RDMA_STATUS notifications */
@@ -468,7 +546,7 @@ static int valid_msg(const void *buf, long n)
 static unsigned char *srv_buf;		/* received messages */
 static unsigned char *srv_rdma;		/* the server's side of every RDMA */
 static uint64_t srv_c[C_COUNT];
-static struct sockaddr_in srv_peer[MAX_SLOTS];	/* who asked, by slot */
+static union addr srv_peer[MAX_SLOTS];		/* who asked, by slot */
 static unsigned char *srv_mr_buf;		/* the MR of T_MR */
 static uint64_t srv_mr_cookie;
 static uint64_t srv_epoch;			/* RESETs so far, 16 bits */
@@ -479,9 +557,10 @@ static uint64_t token_of(uint64_t seq, uint32_t slot)
 	return srv_epoch << 48 | (seq & ((1ULL << 40) - 1)) << 8 | (slot & 0xff);
 }
 
-static void srv_reply(int fd, const struct sockaddr_in *to, int type,
+static void srv_reply(int fd, const union addr *to, int type,
 		      uint64_t seq)
 {
+	char name[ADDR_STRLEN];
 	struct stats_msg s;
 	size_t len = sizeof(s.h);
 
@@ -491,15 +570,15 @@ static void srv_reply(int fd, const struct sockaddr_in *to, int type,
 		len = sizeof(s);
 	}
 	if (send_plain(fd, to, &s, len) < 0)
-		fprintf(stderr, "rds-zc-bench server: answer to %s:%u: %s\n",
-			inet_ntoa(to->sin_addr), ntohs(to->sin_port),
-			errname(errno));
+		fprintf(stderr, "rds-zc-bench server: answer to %s: %s\n",
+			addr_str(to, name), errname(errno));
 }
 
 /* The RDMA a request asks for, with its ACK in the same sendmsg(). */
 static void srv_rdma_op(int fd, const struct bench_msg *req,
 			const struct rx *rx)
 {
+	char name[ADDR_STRLEN];
 	struct bench_msg ack;
 	struct rds_iovec local = { (uintptr_t)srv_rdma, req->len };
 	struct rds_rdma_args args = {
@@ -522,10 +601,9 @@ static void srv_rdma_op(int fd, const struct bench_msg *req,
 			   RDS_CMSG_RDMA_ARGS, &args, sizeof(args)) < 0) {
 		err = errno;
 		srv_c[C_SEND_ERR]++;
-		fprintf(stderr, "rds-zc-bench server: RDMA %s of %u bytes for %s:%u: %s\n",
+		fprintf(stderr, "rds-zc-bench server: RDMA %s of %u bytes for %s: %s\n",
 			req->type == T_RDMA_WRITE ? "WRITE" : "READ", req->len,
-			inet_ntoa(rx->from.sin_addr), ntohs(rx->from.sin_port),
-			errname(err));
+			addr_str(&rx->from, name), errname(err));
 	} else {
 		srv_c[C_RDMA]++;
 		srv_peer[req->slot] = rx->from;
@@ -568,7 +646,7 @@ static void srv_mr(int fd, const struct bench_msg *req, const struct rx *rx)
 static void srv_note(int fd, const struct rds_rdma_notify *note)
 {
 	struct bench_msg m;
-	struct sockaddr_in to;
+	union addr to;
 	uint32_t slot = note->user_token & 0xff;
 	uint64_t seq = (note->user_token >> 8) & ((1ULL << 40) - 1);
 
@@ -584,7 +662,7 @@ static void srv_note(int fd, const struct rds_rdma_notify *note)
 	srv_c[C_BAD_STATUS] = note->status;
 	fprintf(stderr, "rds-zc-bench server: RDMA %llu failed, status %d\n",
 		(unsigned long long)seq, note->status);
-	if (slot >= MAX_SLOTS || !srv_peer[slot].sin_family)
+	if (slot >= MAX_SLOTS || !srv_peer[slot].sa.sa_family)
 		return;
 	to = srv_peer[slot];
 	msg_init(&m, T_RDMA_ACK, seq);
@@ -596,7 +674,8 @@ static void srv_note(int fd, const struct rds_rdma_notify *note)
 
 static int run_server(void)
 {
-	struct sockaddr_in stats_to;
+	char name[ADDR_STRLEN];
+	union addr stats_to;
 	double stats_deadline = 0, last = now();
 	uint64_t stats_seq = 0;
 	int fd, stats_pending = 0, bad = 0, i, tmo_ms = 0;
@@ -608,8 +687,8 @@ static int run_server(void)
 	fd = rds_open(&opt.self, 4096, opt.bufsize, err, sizeof(err));
 	if (fd < 0)
 		die("%s", err);
-	printf("rds-zc-bench server on %s:%u%s\n", inet_ntoa(opt.self.sin_addr),
-	       ntohs(opt.self.sin_port), opt.once ? ", until the client's BYE" : "");
+	printf("rds-zc-bench server on %s%s\n", addr_str(&opt.self, name),
+	       opt.once ? ", until the client's BYE" : "");
 	fflush(stdout);
 
 	for (;;) {
@@ -790,8 +869,8 @@ static int ask(int fd, int type, int answer, uint64_t seq, void *reply,
 static int reach_server(int wait_s)
 {
 	double deadline = now() + wait_s;
+	char err[256], name[ADDR_STRLEN];
 	struct bench_msg m;
-	char err[256];
 	uint64_t seq = 0;
 	int fd, ret = -1;
 
@@ -814,9 +893,8 @@ static int reach_server(int wait_s)
 	}
 	close(fd);
 	if (ret)
-		fprintf(stderr, "rds-zc-bench: no answer from the server %s:%u in %d s\n",
-			inet_ntoa(opt.server.sin_addr), ntohs(opt.server.sin_port),
-			wait_s);
+		fprintf(stderr, "rds-zc-bench: no answer from the server %s in %d s\n",
+			addr_str(&opt.server, name), wait_s);
 	return ret;
 }
 
@@ -1370,7 +1448,7 @@ static long send_write(int fd, uint64_t cookie, uint64_t off, void *buf,
 	} ctl;
 	struct msghdr msg = {
 		.msg_name = &opt.server,
-		.msg_namelen = sizeof(opt.server),
+		.msg_namelen = addr_len(&opt.server),
 		.msg_control = ctl.buf,
 		.msg_controllen = CMSG_SPACE(sizeof(args)) +
 				  (id ? CMSG_SPACE(sizeof(where)) : 0),
@@ -1403,7 +1481,7 @@ static int reclaim_wait(int fd, int barrier, int n, uint64_t id, char *why,
 	int got = 0, i;
 
 	if (barrier) {
-		memcpy(&b.dest, &opt.server, sizeof(opt.server));
+		memcpy(&b.dest, &opt.server, addr_len(&opt.server));
 		if (!getsockopt(fd, SOL_RDS, RDS_OP_BARRIER, &b, &blen))
 			return 0;
 		snprintf(why, wlen, "RDS_OP_BARRIER: %s", errname(errno));
@@ -1705,7 +1783,9 @@ static void print_usage(FILE *f)
 		"Start the server first; each client point prints one line\n"
 		"  RESULT name=NAME size=BYTES inflight=N value=V unit=U [key=value...]\n"
 		"and one line for people.  ADDR must be an address of the RDMA device\n"
-		"(IB or RoCE) for RDS to use its transport.\n"
+		"(IB or RoCE) for RDS to use its transport: IPv4 or IPv6, a link-local\n"
+		"address with its interface (fe80::1%%eth0 or fe80::1%%2).  SERVER is of\n"
+		"the same family.\n"
 		"\n"
 		"  -a, --addr ADDR        this host's address to bind (required)\n"
 		"  -s, --server ADDR      the server's address (client)\n"
@@ -1816,12 +1896,31 @@ static int parse_names(const char *arg, const char * const *names, int n,
 	return bits;
 }
 
-static void parse_addr(struct sockaddr_in *sin, const char *arg)
+/* IPv4, or IPv6 with an optional %ifname or %index (sin6_scope_id). */
+static void parse_addr(union addr *a, const char *arg)
 {
-	memset(sin, 0, sizeof(*sin));
-	sin->sin_family = AF_INET;
-	if (inet_pton(AF_INET, arg, &sin->sin_addr) != 1)
-		bad_usage("not an IPv4 address: %s", arg);
+	const char *pct = strchr(arg, '%');
+	size_t len = pct ? (size_t)(pct - arg) : strlen(arg);
+	char ip[INET6_ADDRSTRLEN], *end = "";
+	unsigned long scope = 0;
+
+	memset(a, 0, sizeof(*a));
+	if (inet_pton(AF_INET, arg, &a->sin.sin_addr) == 1) {
+		a->sin.sin_family = AF_INET;
+		return;
+	}
+	if (pct) {
+		scope = if_nametoindex(pct + 1);
+		if (!scope)
+			scope = strtoul(pct + 1, &end, 10);
+	}
+	snprintf(ip, sizeof(ip), "%.*s", (int)len, arg);
+	if (len >= sizeof(ip) || inet_pton(AF_INET6, ip, &a->sin6.sin6_addr) != 1)
+		bad_usage("not an IPv4 or IPv6 address: %s", arg);
+	if (pct && (!scope || *end || scope > 0xffffffffUL))
+		bad_usage("no such interface: %s", arg);
+	a->sin6.sin6_family = AF_INET6;
+	a->sin6.sin6_scope_id = scope;
 }
 
 enum {
@@ -1975,8 +2074,8 @@ static void parse_options(int argc, char **argv)
 			exit(2);
 		}
 	}
-	opt.self.sin_port = 0;
-	opt.server.sin_port = htons(port);
+	addr_set_port(&opt.self, 0);
+	addr_set_port(&opt.server, port);
 	if (!opt.have_self)
 		bad_usage("%s", "-a ADDR (this host's address) is required");
 }
@@ -1995,13 +2094,15 @@ static int run_client(void)
 {
 	int need_server = opt.tests & (TEST_RDMA | TEST_DGRAM | TEST_RECLAIM |
 				       TEST_CONN);
+	char host[ADDR_STRLEN], server[ADDR_STRLEN];
 	int d, k, i, j;
 
 	if (need_server && !opt.have_server)
 		bad_usage("%s", "-s SERVER is required for --tests rdma, dgram, reclaim and conn");
-	printf("# rds-zc-bench client %s", inet_ntoa(opt.self.sin_addr));
-	printf(" -> %s:%u, %.1f s per point, timeout %d s%s%s\n",
-	       inet_ntoa(opt.server.sin_addr), ntohs(opt.server.sin_port),
+	if (need_server && !addr_same_family(&opt.self, &opt.server))
+		bad_usage("%s", "-a ADDR and -s SERVER must be of one family, IPv4 or IPv6");
+	printf("# rds-zc-bench client %s -> %s, %.1f s per point, timeout %d s%s%s\n",
+	       addr_host(&opt.self, host), addr_str(&opt.server, server),
 	       opt.secs, opt.timeout, opt.tag ? ", " : "", opt.tag ? opt.tag : "");
 	fflush(stdout);
 	/* first: the connection may be cold only now */
@@ -2069,7 +2170,7 @@ int main(int argc, char **argv)
 		bad_usage("unexpected argument: %s", argv[optind + 1]);
 	raise_memlock();
 	if (!strcmp(mode, "server")) {
-		opt.self.sin_port = opt.server.sin_port;
+		addr_set_port(&opt.self, addr_port(&opt.server));
 		return run_server();
 	}
 	return run_client();
