@@ -3,7 +3,8 @@
 #
 # rds_examples.sh - the user guide's example programs
 # (tools/rds-zc-examples) between the two guests of run_remote.sh: node 1
-# serves, node 2 is the client.
+# serves, node 2 is the client; over IPv4 (results 1 to 3), then over
+# the guests' global IPv6 addresses (4 to 6), each asserting the same.
 #
 #   atomic_counter: two clients add 100 each at once, a third adds none;
 #	the server must then show 200.
@@ -12,12 +13,14 @@
 #   zc_cycle: 20 zero-copy cycles of 100000 bytes (RDS_GET_MR, the server
 #	READs the client's buffer and WRITEs its own bytes into it with the
 #	ACK, RDS_FREE_MR), each byte checked on both sides, then a WRITE
-#	with the released key must fail with REMOTE_ERROR.
+#	with the released key must fail with REMOTE_ERROR; the server must
+#	name the client by its address of the run's family.
 #
 # They use this implementation's own calls (and atomics that rxe has),
-# so both guests must run our modules; TAP on stdout.
+# so both guests must run our modules; TAP on stdout.  Without IPv6
+# addresses (RDS_ADDR6 unset) results 4 to 6 are skipped.
 # Environment (from vm-run.sh): RDS_NODE, RDS_ADDR, RDS_PEER_ADDR,
-# RDS_MODULES_ALL, RDS_VM_TOOLS.
+# RDS_ADDR6, RDS_PEER_ADDR6, RDS_MODULES_ALL, RDS_VM_TOOLS.
 
 set -u
 ex=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../../../rds-zc-examples" && pwd)
@@ -34,30 +37,49 @@ if ! make -s -C "$ex" > /dev/null 2>&1; then
 	exit 1
 fi
 out=$(mktemp -d)
-echo "1..3"
+trap 'rm -rf "$out"' EXIT
+failed=0
+echo "1..6"
 
-if [ "$RDS_NODE" = 1 ]; then
-	"$ex/atomic_counter" serve "$RDS_ADDR" 4000 > "$out/counter" 2>&1 &
+# report N STATUS PASSED FAILED [LOG...]: result N, named PASSED if
+# STATUS is 0, else FAILED and preceded by the logs.
+report() {
+	local n=$1 st=$2 passed=$3 failed_as=$4
+
+	shift 4
+	if [ "$st" = 0 ]; then
+		echo "ok $n - $passed"
+	else
+		cat "$@" | sed 's/^/# /'
+		echo "not ok $n - $failed_as"
+		failed=1
+	fi
+}
+
+# serve N TAG ADDR PEER PORT: node 1's side of one run of the three
+# examples, its servers on ports PORT to PORT+2, its results N to N+2;
+# TAG ("" or " over IPv6") is in their names, PEER is how zc_cycle must
+# name the client ("10.0.0.2:", "[fd00::2]:").
+serve() {
+	local n=$1 tag=$2 addr=$3 peer=$4 port=$5 counter reclaim cycle st
+
+	"$ex/atomic_counter" serve "$addr" "$port" > "$out/counter" 2>&1 &
 	counter=$!
-	"$ex/bulk_reclaim" serve "$RDS_ADDR" 4001 > "$out/reclaim" 2>&1 &
+	"$ex/bulk_reclaim" serve "$addr" $((port + 1)) > "$out/reclaim" 2>&1 &
 	reclaim=$!
-	timeout 170 "$ex/zc_cycle" serve "$RDS_ADDR" 4002 > "$out/cycle" 2>&1 &
+	timeout 170 "$ex/zc_cycle" serve "$addr" $((port + 2)) > "$out/cycle" 2>&1 &
 	cycle=$!
 	sleep 1
-	sync_guests serving
-	sync_guests finished
-	if grep -qx "counter 200" "$out/counter"; then
-		echo "ok 1 - atomic_counter: the server counted 200 adds"
-	else
-		sed 's/^/# /' "$out/counter"
-		echo "not ok 1 - atomic_counter: the server did not count 200 adds"
-	fi
-	if kill -0 "$reclaim" 2> /dev/null; then
-		echo "ok 2 - bulk_reclaim: the server served and is still up"
-	else
-		sed 's/^/# /' "$out/reclaim"
-		echo "not ok 2 - bulk_reclaim: the server died"
-	fi
+	sync_guests "serving-$n"
+	sync_guests "finished-$n"
+	grep -qx "counter 200" "$out/counter"
+	st=$?
+	report "$n" $st "atomic_counter$tag: the server counted 200 adds" \
+		"atomic_counter$tag: the server did not count 200 adds" "$out/counter"
+	kill -0 "$reclaim" 2> /dev/null
+	st=$?
+	report $((n + 1)) $st "bulk_reclaim$tag: the server served and is still up" \
+		"bulk_reclaim$tag: the server died" "$out/reclaim"
 	# The client's "bye" ends the server (a client that died leaves it
 	# waiting: 10 s, then it is stopped); its status says whether every
 	# READ found the client's bytes and every operation succeeded.
@@ -66,44 +88,57 @@ if [ "$RDS_NODE" = 1 ]; then
 		sleep 0.5
 	done
 	kill "$cycle" 2> /dev/null
-	if wait "$cycle" && grep -q "^server: 20 cycles, 0 failed, 4000000 bytes by RDMA, 0 wrong" "$out/cycle" &&
-	   grep -q "^server: probe: status REMOTE_ERROR" "$out/cycle"; then
-		echo "ok 3 - zc_cycle: the server read 20 buffers intact, the released key failed"
-	else
-		sed 's/^/# /' "$out/cycle"
-		echo "not ok 3 - zc_cycle: the server saw a failure"
-	fi
+	wait "$cycle" && grep -q "^server: 20 cycles, 0 failed, 4000000 bytes by RDMA, 0 wrong" "$out/cycle" &&
+		grep -q "^server: probe: status REMOTE_ERROR" "$out/cycle" &&
+		grep -qF "server: cycle 1 from $peer" "$out/cycle"
+	st=$?
+	report $((n + 2)) $st "zc_cycle$tag: the server read 20 buffers intact, the released key failed" \
+		"zc_cycle$tag: the server saw a failure" "$out/cycle"
 	kill "$counter" "$reclaim" 2> /dev/null
 	wait
-else
-	sync_guests serving
-	st=0
-	"$ex/atomic_counter" add "$RDS_ADDR" 4010 "$RDS_PEER_ADDR" 4000 100 > "$out/a1" 2>&1 &
+}
+
+# ask N TAG ADDR SERVER PORT: node 2's side, its clients on ports PORT+10
+# to PORT+14, the servers' on SERVER at PORT to PORT+2.
+ask() {
+	local n=$1 tag=$2 addr=$3 server=$4 port=$5 a1 st=0
+
+	sync_guests "serving-$n"
+	"$ex/atomic_counter" add "$addr" $((port + 10)) "$server" "$port" 100 > "$out/a1" 2>&1 &
 	a1=$!
-	"$ex/atomic_counter" add "$RDS_ADDR" 4011 "$RDS_PEER_ADDR" 4000 100 > "$out/a2" 2>&1 || st=1
+	"$ex/atomic_counter" add "$addr" $((port + 11)) "$server" "$port" 100 > "$out/a2" 2>&1 || st=1
 	wait "$a1" || st=1
-	timeout 30 "$ex/atomic_counter" add "$RDS_ADDR" 4012 "$RDS_PEER_ADDR" 4000 0 > "$out/a3" 2>&1 || st=1
-	if [ $st = 0 ]; then
-		echo "ok 1 - atomic_counter: three clients"
-	else
-		cat "$out"/a? | sed 's/^/# /'
-		echo "not ok 1 - atomic_counter: a client failed"
-	fi
-	if timeout 60 "$ex/bulk_reclaim" fetch "$RDS_ADDR" 4013 "$RDS_PEER_ADDR" 4001 256 > "$out/fetch" 2>&1 &&
-	   grep -qx "256 pages fetched" "$out/fetch"; then
-		echo "ok 2 - bulk_reclaim: 256 pages fetched and checked"
-	else
-		sed 's/^/# /' "$out/fetch"
-		echo "not ok 2 - bulk_reclaim: fetch failed"
-	fi
-	if timeout 150 "$ex/zc_cycle" client "$RDS_ADDR" 4014 "$RDS_PEER_ADDR" 4002 100000 20 > "$out/cycle" 2>&1 &&
-	   grep -q "^client: 20 cycles, 20 right" "$out/cycle" &&
-	   grep -q "^client: the released key is dead" "$out/cycle"; then
-		echo "ok 3 - zc_cycle: 20 cycles, the buffer held the server's bytes each time"
-	else
-		sed 's/^/# /' "$out/cycle"
-		echo "not ok 3 - zc_cycle: the client saw a failure"
-	fi
-	sync_guests finished
+	timeout 30 "$ex/atomic_counter" add "$addr" $((port + 12)) "$server" "$port" 0 > "$out/a3" 2>&1 || st=1
+	report "$n" $st "atomic_counter$tag: three clients" \
+		"atomic_counter$tag: a client failed" "$out"/a?
+	timeout 60 "$ex/bulk_reclaim" fetch "$addr" $((port + 13)) "$server" $((port + 1)) 256 > "$out/fetch" 2>&1 &&
+		grep -qx "256 pages fetched" "$out/fetch"
+	st=$?
+	report $((n + 1)) $st "bulk_reclaim$tag: 256 pages fetched and checked" \
+		"bulk_reclaim$tag: fetch failed" "$out/fetch"
+	timeout 150 "$ex/zc_cycle" client "$addr" $((port + 14)) "$server" $((port + 2)) 100000 20 > "$out/cycle" 2>&1 &&
+		grep -q "^client: 20 cycles, 20 right" "$out/cycle" &&
+		grep -q "^client: the released key is dead" "$out/cycle"
+	st=$?
+	report $((n + 2)) $st "zc_cycle$tag: 20 cycles, the buffer held the server's bytes each time" \
+		"zc_cycle$tag: the client saw a failure" "$out/cycle"
+	sync_guests "finished-$n"
+}
+
+if [ "$RDS_NODE" = 1 ]; then
+	serve 1 "" "${RDS_ADDR:?}" "${RDS_PEER_ADDR:?}:" 4000
+else
+	ask 1 "" "${RDS_ADDR:?}" "${RDS_PEER_ADDR:?}" 4000
 fi
-rm -rf "$out"
+if [ -z "${RDS_ADDR6:-}" ] || [ -z "${RDS_PEER_ADDR6:-}" ]; then
+	n=4
+	for prog in atomic_counter bulk_reclaim zc_cycle; do
+		echo "ok $n - $prog over IPv6 # SKIP no IPv6 address on the guests (RDS_ADDR6 or RDS_PEER_ADDR6 unset)"
+		n=$((n + 1))
+	done
+elif [ "$RDS_NODE" = 1 ]; then
+	serve 4 " over IPv6" "$RDS_ADDR6" "[$RDS_PEER_ADDR6]:" 4100
+else
+	ask 4 " over IPv6" "$RDS_ADDR6" "$RDS_PEER_ADDR6" 4100
+fi
+exit $failed

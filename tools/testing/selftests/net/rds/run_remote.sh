@@ -95,7 +95,7 @@ else
 		run_prog race_rule 60 "$here/rds_remote" connect_race_rule
 	# A hostile peer: node 2 forges requests and frames to node 1.
 	wanted rds_hostile && run_prog rds_hostile 400 "$here/rds_hostile"
-	# The user guide's examples, node 1 serving node 2.
+	# The user guide's examples, node 1 serving node 2, IPv4 then IPv6.
 	wanted rds_examples && run_prog rds_examples 180 "$here/rds_examples.sh"
 	# rds-zc-info's tables on both nodes, each after an exchange.
 	wanted rds_info_tool &&
