@@ -185,6 +185,10 @@ step ip addr add "$addr/24" dev eth0
 # No duplicate address detection on eth0: the link-local address the
 # kernel adds when the link comes up is usable at once, as is fd00::NODE.
 step sysctl -q -w net.ipv6.conf.eth0.accept_dad=0
+# Keep the IPv6 addresses when eth0 goes down (rds_faults.sh link_down):
+# by default the kernel drops them, fd00::NODE for good, and the IPv6
+# tests that run after the faults would find no address.
+step sysctl -q -w net.ipv6.conf.eth0.keep_addr_on_down=1
 step ip -6 addr add "$addr6/64" dev eth0 nodad
 step ip link set eth0 up
 wait_for 20 link_up || bail "eth0 did not come up"
