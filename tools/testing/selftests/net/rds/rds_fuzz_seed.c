@@ -44,14 +44,7 @@ struct fz *fz_new(uint64_t seed)
 	f->self6 = fz_self6;
 	f->peer6 = fz_two ? fz_peer6 : fz_self6;
 	f->ll6 = fz_ll6;
-	/*
-	 * Not on the distribution's modules without -K: an RDMA_MAP to one of
-	 * this node's own IPv6 addresses (its link-local one from a global
-	 * one) goes over an RDMA connection to itself, and there its
-	 * registration waits uninterruptibly for ever (fz_known_bugs; seen
-	 * in peer_seed_1 of distro,distro on 6.1, 2026-11-26).
-	 */
-	f->have6 = fz_have6 && (fz_mods != FZ_D || fz_known_bugs);
+	f->have6 = fz_have6;
 	f->ifindex = fz_ifindex;
 	if (fz_two)
 		f->peer = addr_peer;
