@@ -9,9 +9,6 @@
 /* --------------------------------------------------------------- seeds */
 
 struct in_addr fz_self;		/* RDS_ADDR, or 127.0.0.1 */
-struct in6_addr fz_self6, fz_peer6, fz_ll6;	/* RDS_ADDR6 ... */
-int fz_have6;			/* RDS_ADDR6 is set */
-unsigned int fz_ifindex;	/* RDS_IFINDEX */
 int fz_two;			/* RDS_NODES=2: fuzz the peer */
 unsigned long fz_max_ops = 30000;
 unsigned int fz_budget_s = 60;
@@ -41,11 +38,6 @@ struct fz *fz_new(uint64_t seed)
 	f->max_ops = fz_max_ops;
 	f->port0 = FZ_PORT + 32 * this_case();
 	f->self = fz_self;
-	f->self6 = fz_self6;
-	f->peer6 = fz_two ? fz_peer6 : fz_self6;
-	f->ll6 = fz_ll6;
-	f->have6 = fz_have6;
-	f->ifindex = fz_ifindex;
 	if (fz_two)
 		f->peer = addr_peer;
 	inet_pton(AF_INET, FZ_ABSENT, &f->absent);
