@@ -43,6 +43,10 @@
 #                        the real root).
 #   --smp N              guest CPUs (default 1: with two guests on two host
 #                        cores, -smp 1 boots and runs about twice as fast).
+#   --boot-limit SECS    a guest whose init has not started the guest script
+#                        SECS after qemu started (default 150) never will:
+#                        the run stops there, all guests, and says so,
+#                        rather than waiting out --timeout.
 #   --judge DIR          boot nothing: judge an existing results folder again.
 #
 # Environment: VM_QEMU_OPTS, extra qemu options (split on white space);
@@ -78,6 +82,7 @@ modules=ours
 modules_dir=
 results=
 timeout_s=600
+boot_limit=150
 mem=1024
 smp=1
 nic=virtio
@@ -203,7 +208,11 @@ judge_guest() {
 
 	# qemu-status: exit status of "timeout qemu"; 124/137: killed.
 	[ ! -f "$g/qemu-status" ] || qstatus=$(cat "$g/qemu-status")
-	if [ "$qstatus" = 124 ] || [ "$qstatus" = 137 ]; then
+	if [ -f "$g/boot-timeout" ]; then
+		fail "g$k: guest finished # never reached its init: stopped $(cat "$g/boot-timeout") s after qemu started (see guest$k/console.log)"
+	elif [ -f "$g/stopped-for" ]; then
+		fail "g$k: guest finished # stopped: guest $(cat "$g/stopped-for") never reached its init"
+	elif [ "$qstatus" = 124 ] || [ "$qstatus" = 137 ]; then
 		fail "g$k: guest finished # timed out: qemu killed at the run's time limit"
 	elif [ ! -f "$g/exit-code" ]; then
 		fail "g$k: guest finished # no exit-code file (qemu exit status ${qstatus:-unknown}; see guest$k/console.log)"
@@ -231,6 +240,7 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout_s=${2:?}; shift 2 ;;
 	--mem) mem=${2:?}; shift 2 ;;
 	--smp) smp=${2:?}; shift 2 ;;
+	--boot-limit) boot_limit=${2:?}; shift 2 ;;
 	--nic) nic=${2:?}; shift 2 ;;
 	--hub) hub=1; shift ;;
 	--judge) judge_dir=${2:?}; shift 2 ;;
@@ -258,6 +268,7 @@ need_uint --guests "$guests" 1
 need_uint --timeout "$timeout_s" 30
 need_uint --mem "$mem" 256
 need_uint --smp "$smp" 1
+need_uint --boot-limit "$boot_limit" 10
 case $nic in
 virtio) nic_device=virtio-net-pci nic_driver=virtio_net ;;
 e1000) nic_device=e1000 nic_driver=e1000 ;;
@@ -463,11 +474,45 @@ for ((k = 1; k <= guests; k++)); do
 	qemu_pid[k]=$!
 done
 
-for ((k = 1; k <= guests; k++)); do
-	rc=0
-	wait "${qemu_pid[k]}" || rc=$?
-	echo "$rc" > "$results/guest$k/qemu-status"
-	qemu_pid[k]=
+# Wait for the guests.  One whose init has not started the guest script
+# within the boot limit is stuck in the kernel's start (a sanitizer report
+# in early boot, a hang): stop every guest then, since the others would
+# only wait for it at their first barrier until the time limit.
+declare -a booted=()
+stop_all=
+while :; do
+	alive=0
+	for ((k = 1; k <= guests; k++)); do
+		[ -n "${qemu_pid[k]}" ] || continue
+		if ! kill -0 "${qemu_pid[k]}" 2>/dev/null; then
+			rc=0
+			wait "${qemu_pid[k]}" || rc=$?
+			echo "$rc" > "$results/guest$k/qemu-status"
+			qemu_pid[k]=
+			continue
+		fi
+		alive=1
+		[ -z "${booted[k]:-}" ] || continue
+		if grep -q "^rdsvm-init: node $k: root ready" \
+			"$results/guest$k/console.log" 2>/dev/null; then
+			booted[k]=1
+		elif [ $(($(date +%s) - start)) -ge "$boot_limit" ]; then
+			echo "$boot_limit" > "$results/guest$k/boot-timeout"
+			echo "# vm-run: guest $k did not reach its init within ${boot_limit}s; stopping the run" >&2
+			stop_all=$k
+		fi
+	done
+	if [ -n "$stop_all" ]; then
+		for ((k = 1; k <= guests; k++)); do
+			[ -n "${qemu_pid[k]}" ] || continue
+			[ -f "$results/guest$k/boot-timeout" ] ||
+				echo "$stop_all" > "$results/guest$k/stopped-for"
+			kill "${qemu_pid[k]}" 2>/dev/null || true
+		done
+		stop_all=
+	fi
+	[ "$alive" = 1 ] || break
+	sleep 2
 done
 if [ -n "$hub_pid" ]; then
 	kill "$hub_pid" 2>/dev/null || true
