@@ -10,11 +10,14 @@
 #                     zero-copy cycle, then against the distribution's
 #                     module; explained step by step (a few minutes)
 #   make check        static checks, then the selftests in guests;
-#                     ends with "N passed, M failed"
+#                     ends with "N passed, M failed, K skipped"
 #   make debug-kernel build and install, once, a 6.12 kernel with KASAN,
 #                     lockdep, kmemleak, KFENCE and UBSAN (most of an hour)
-#   make check-debug  the selftests in a guest booting that kernel; fails
-#                     on any sanitizer report (not part of "make check")
+#   make check-debug  the selftests on that kernel, one guest, then two
+#                     (ours with ours, with the distribution's, and
+#                     allocation failures aimed at our modules); fails on
+#                     any sanitizer report (about two hours; not part of
+#                     "make check")
 #   make bench        our modules against the distribution's and raw verbs,
 #                     in qemu guests: table, CSV and chart in build/bench/
 #                     (about 25 minutes; BENCH_ARGS="--rounds 1" is quicker;

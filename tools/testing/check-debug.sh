@@ -8,24 +8,41 @@
 #
 #   1. builds our modules against /lib/modules/RELEASE/build (with -g, so
 #      that scripts/faddr2line can turn a report's rds_zc+0x.. into a line);
-#   2. runs run_guest.sh in one guest with our modules; it ends with
-#      kmemleak_check.sh, and the bench fails the run on any KASAN,
-#      lockdep, UBSAN, KFENCE or kmemleak report in the kernel log;
-#   3. copies the guest's kernel log, kmemleak report and the report blocks
-#      the log scanner found into build/debug-findings/RUN/, with our
-#      modules' frames in them turned into source lines (our-frames.txt).
+#   2. runs, each in its own boot of the bench:
+#      one          run_guest.sh in one guest with our modules;
+#      ours,ours    run_remote.sh --debug in two guests, both ours: every
+#                   time limit three times longer, rds_storm.sh's
+#                   slab_storm (allocation failures aimed at our modules'
+#                   code while RDMA load runs and the link breaks);
+#      ours,distro  and distro,ours: run_remote.sh --debug against the
+#                   distribution's RDS built into the same kernel;
+#      each ends with kmemleak_check.sh, and the bench fails a run on any
+#      KASAN, lockdep, UBSAN, KFENCE or kmemleak report in a kernel log,
+#      and on a guest that does not reach its init within 6 minutes (it
+#      takes about 2.5);
+#   3. copies each guest's kernel log, kmemleak report and the report
+#      blocks the log scanner found into build/debug-findings/RUN/LANE-gK/,
+#      with our modules' frames in them turned into source lines
+#      (our-frames.txt).
 #
-# Ends with the bench's "N passed, M failed"; exit status 0 iff M = 0.
-# Not part of "make check": the kernel takes most of an hour to build.
+# Ends with "N passed, M failed, K skipped" over all runs (each run must
+# also give as many results as its floor below); exit status 0 iff M = 0.
+# Not part of "make check": the kernel takes most of an hour to build,
+# and the runs take about two hours together.
 #
-# Environment: CHECK_DEBUG_TIMEOUT (seconds for the guest, default 1500),
-# CHECK_DEBUG_MEM (guest MB, default 2048), and those of debug-kernel.sh.
+# Environment: CHECK_DEBUG_RUNS (the runs, default "one ours,ours
+# ours,distro distro,ours"), CHECK_DEBUG_TIMEOUT (seconds for one run,
+# default 1500 for one guest, 4500 for two), CHECK_DEBUG_MEM (guest MB,
+# default 2048), and those of debug-kernel.sh.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
-timeout_s=${CHECK_DEBUG_TIMEOUT:-1500}
 mem=${CHECK_DEBUG_MEM:-2048}
+runs=${CHECK_DEBUG_RUNS:-one ours,ours ours,distro distro,ours}
+# The fewest results a run may give (vm-run.sh's lines, all guests), as
+# tools/testing/check.sh asks of the same suites on Debian's kernels.
+declare -A FLOOR=([one]=161 [ours,ours]=279 [ours,distro]=225 [distro,ours]=225)
 
 rel=$(tools/testing/debug-kernel.sh | tail -n 1)
 if [ -z "$rel" ] || [ ! -d "/lib/modules/$rel/build" ]; then
@@ -43,50 +60,87 @@ if ! tools/testing/build-modules.sh "/lib/modules/$rel/build" KCFLAGS=-g > "$log
 fi
 moddir=$(tail -n 1 "$log")
 
-run=$(date +%Y%m%d-%H%M%S)-$$
-results=$top/build/vm-results/debug-$run
-vmlog=build/check-debug/vm-run.log
-rc=0
-# kasan_multi_shot: every KASAN report, not only the first one.
-VM_KERNEL_ARGS="kasan_multi_shot${VM_KERNEL_ARGS:+ $VM_KERNEL_ARGS}" \
-tools/testing/vm/vm-run.sh --kernel "$rel" --guests 1 --modules ours \
-	--timeout "$timeout_s" --mem "$mem" --results "$results" \
-	-- tools/testing/selftests/net/rds/run_guest.sh 2>&1 | tee "$vmlog" ||
-	rc=${PIPESTATUS[0]}
+stamp=$(date +%Y%m%d-%H%M%S)-$$
+passed=0
+failed=0
+skipped=0
 
-# Keep what a developer needs to read the findings in one place.
-findings=$top/build/debug-findings/$run
-mkdir -p "$findings"
-g=$results/guest1
-for f in dmesg.txt console.log output.txt kmemleak.txt; do
-	[ ! -f "$g/$f" ] || cp "$g/$f" "$findings/"
+# findings RESULTS LANE K: guest K's logs and reports, our frames as lines.
+findings() {
+	local g=$1/guest$3 dir=$top/build/debug-findings/$stamp/$2-g$3 f hits
+	local faddr2line=/lib/modules/$rel/build/source/scripts/faddr2line
+
+	mkdir -p "$dir"
+	for f in dmesg.txt console.log output.txt kmemleak.txt; do
+		[ ! -f "$g/$f" ] || cp "$g/$f" "$dir/"
+	done
+	for f in "$g/dmesg.txt" "$g/console.log"; do
+		[ -f "$f" ] || continue
+		# Each line the scanner flags, with the report around it: from
+		# 5 lines before to 60 after, overlapping windows merged.
+		hits=$(tools/testing/vm/scan-kernel-log.sh --max 0 "$f" 2>/dev/null |
+			sed -n 's/^[^:]*:\([0-9]*\):.*/\1/p') || true
+		[ -n "$hits" ] || continue
+		awk -v hits="$(tr '\n' ' ' <<< "$hits")" '
+			BEGIN { n = split(hits, h, " "); for (i = 1; i <= n; i++)
+				for (l = h[i] - 5; l <= h[i] + 60; l++) keep[l] = 1 }
+			keep[NR] { if (NR != last + 1 && last) print "--"; print; last = NR }
+		' "$f" > "$dir/reports-$(basename "$f" .txt).txt"
+		break	# dmesg.txt when there is one; the console only without it
+	done
+	cat "$dir"/reports-*.txt "$dir"/kmemleak.txt 2>/dev/null |
+		grep -oE '[A-Za-z0-9_.]+\+0x[0-9a-f]+/0x[0-9a-f]+ \[rds_zc(_ib)?\]' |
+		sort -u | while read -r frame mod; do
+			mod=${mod#[}
+			"$faddr2line" "$moddir/${mod%]}.ko" "$frame" 2>&1 || true
+		done > "$dir/our-frames.txt" || true
+	[ -s "$dir/our-frames.txt" ] || rm -f "$dir/our-frames.txt"
+}
+
+for lane in $runs; do
+	case $lane in
+	one)
+		opts=(--guests 1 --modules ours
+		      --timeout "${CHECK_DEBUG_TIMEOUT:-1500}")
+		script=(tools/testing/selftests/net/rds/run_guest.sh)
+		;;
+	ours,ours | ours,distro | distro,ours)
+		opts=(--guests 2 --modules "$lane" --nic e1000
+		      --timeout "${CHECK_DEBUG_TIMEOUT:-4500}")
+		script=(tools/testing/selftests/net/rds/run_remote.sh --debug)
+		;;
+	*)
+		echo "check-debug: unknown run '$lane' in CHECK_DEBUG_RUNS" >&2
+		exit 2
+		;;
+	esac
+	name=${lane/,/-}
+	results=$top/build/vm-results/debug-$stamp-$name
+	vmlog=build/check-debug/vm-run-$name.log
+	echo "# check-debug: $lane"
+	# kasan_multi_shot: every KASAN report, not only the first one.
+	VM_KERNEL_ARGS="kasan_multi_shot${VM_KERNEL_ARGS:+ $VM_KERNEL_ARGS}" \
+	tools/testing/vm/vm-run.sh --kernel "$rel" "${opts[@]}" --mem "$mem" \
+		--boot-limit 360 --results "$results" -- "${script[@]}" \
+		> "$vmlog" 2>&1 || true
+	# vm-run.sh's result lines, named after the run.
+	sed -n 's/^\(ok\|not ok\) - /\1 - '"$name"': /p' "$vmlog"
+	p=$(grep -c '^ok - ' "$vmlog") || true
+	f=$(grep -c '^not ok - ' "$vmlog") || true
+	k=$(grep -c '^ok - .*# SKIP' "$vmlog") || true
+	if [ $((p + f)) -lt "${FLOOR[$lane]}" ]; then
+		echo "not ok - $name: $((p + f)) results, fewer than the ${FLOOR[$lane]} expected (see $vmlog)"
+		f=$((f + 1))
+	fi
+	passed=$((passed + p - k))
+	failed=$((failed + f))
+	skipped=$((skipped + k))
+	grep '^# vm-run: wall time' "$vmlog" | sed "s/^# vm-run:/# $name:/" || true
+	for g in "$results"/guest*; do
+		[ -d "$g" ] && findings "$results" "$name" "${g##*guest}"
+	done
 done
-for f in "$g/dmesg.txt" "$g/console.log"; do
-	[ -f "$f" ] || continue
-	# Each line the scanner flags, with the report around it: from 5 lines
-	# before to 60 after, overlapping windows merged.
-	hits=$(tools/testing/vm/scan-kernel-log.sh --max 0 "$f" 2>/dev/null |
-		sed -n 's/^[^:]*:\([0-9]*\):.*/\1/p') || true
-	[ -n "$hits" ] || continue
-	awk -v hits="$(tr '\n' ' ' <<< "$hits")" '
-		BEGIN { n = split(hits, h, " "); for (i = 1; i <= n; i++)
-			for (l = h[i] - 5; l <= h[i] + 60; l++) keep[l] = 1 }
-		keep[NR] { if (NR != last + 1 && last) print "--"; print; last = NR }
-	' "$f" > "$findings/reports-$(basename "$f" .txt).txt"
-	break	# dmesg.txt when there is one; the console only without it
-done
-# Our modules' frames in those reports, as source lines.
-faddr2line=/lib/modules/$rel/build/source/scripts/faddr2line
-cat "$findings"/reports-*.txt "$findings"/kmemleak.txt 2>/dev/null |
-	grep -oE '[A-Za-z0-9_.]+\+0x[0-9a-f]+/0x[0-9a-f]+ \[rds_zc(_ib)?\]' |
-	sort -u | while read -r frame mod; do
-		mod=${mod#[}
-		"$faddr2line" "$moddir/${mod%]}.ko" "$frame" 2>&1 || true
-	done > "$findings/our-frames.txt" || true
-[ -s "$findings/our-frames.txt" ] || rm -f "$findings/our-frames.txt"
-echo "# check-debug: kernel log, kmemleak report and report excerpts in $findings"
-# The bench's summary, last, as "make check" ends.
-summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$vmlog" | tail -n 1) ||
-	summary="0 passed, 1 failed"
-echo "$summary"
-[ "$rc" -eq 0 ] || exit "$rc"
+
+echo "# check-debug: kernel logs, kmemleak reports and report excerpts in build/debug-findings/$stamp"
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

@@ -94,7 +94,10 @@ OPTIONS=(
 	DEBUG_OBJECTS_RCU_HEAD=y
 	FAULT_INJECTION=y
 	FAILSLAB=y
+	FAIL_PAGE_ALLOC=y
 	FAULT_INJECTION_DEBUG_FS=y
+	# rds_failslab.sh aims failures at our modules' code: a stack filter
+	FAULT_INJECTION_STACKTRACE_FILTER=y
 	DETECT_HUNG_TASK=y
 	# TCG with KASAN on shared cores is slow: no stall report for that
 	RCU_CPU_STALL_TIMEOUT=60

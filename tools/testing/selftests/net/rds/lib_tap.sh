@@ -48,8 +48,10 @@ diag() {
 }
 
 # run_prog NAME LIMIT CMD...: run a TAP program, renumbering its results.
+# LIMIT (seconds) is multiplied by RDS_TIME_SCALE (default 1): a slower
+# kernel, the sanitizer one, gets more time.
 run_prog() {
-	local name=$1 limit=$2
+	local name=$1 limit=$(($2 * ${RDS_TIME_SCALE:-1}))
 	local line rest verdict planned='' ran=0 bad=0 rc log=/dev/null status
 	shift 2
 

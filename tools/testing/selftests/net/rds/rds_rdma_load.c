@@ -5,8 +5,9 @@
  * outcome (rds_storm.sh runs several pairs at once, one process a socket).
  *
  *   rds_rdma_load owner -b ADDR:PORT -t ADDR:PORT [-m] [-s FILE] [-T SECS]
+ *		[-F]
  *   rds_rdma_load init -b ADDR:PORT -t ADDR:PORT [-d SECS] [-s FILE]
- *		[-T SECS]
+ *		[-T SECS] [-F]
  *
  * The owner keeps SLOTS requests out: for each it registers a slot of its
  * buffer (RDS_GET_MR, or with -m RDS_CMSG_RDMA_MAP on the request itself),
@@ -54,6 +55,12 @@
  * sent and received, those missing from the sequence and those that came
  * again or late; VmPin at the end (-1: not read).  -T SECS bounds the
  * whole run (default 240).
+ *
+ * -F: the kernel fails some of its allocations on purpose (rds_storm.sh's
+ * slab_storm).  A sendmsg() or recvmsg() that fails with ENOMEM is then
+ * made again, as after ENOBUFS, and counted ("enomem" in the summary);
+ * it must have had no effect, which the numbering of the plain messages
+ * checks (a message queued by a call that failed arrives twice).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -125,6 +132,8 @@ static unsigned long msgs_rx, msgs_lost, msgs_reordered;
 static long vmpin_end = -1;
 static const char *stop_file;
 static int use_map;
+static int faulty;		/* -F: ENOMEM is expected */
+static unsigned long enomem;
 
 static void fail(const char *fmt, ...)
 {
@@ -251,8 +260,10 @@ static int send_msg(struct lmsg *m, int level, int type, const void *cm,
 	for (;;) {
 		if (sendmsg(fd, &mh, 0) >= 0)
 			return 0;
-		if ((errno != ENOBUFS && errno != EAGAIN && errno != EINTR) ||
-		    now_ms() - t0 > 120000)
+		if (errno == ENOMEM && faulty)
+			enomem++;
+		else if ((errno != ENOBUFS && errno != EAGAIN &&
+			  errno != EINTR) || now_ms() - t0 > 120000)
 			return errno;
 		send_retries++;
 		usleep(10000);
@@ -478,7 +489,9 @@ static int receive(struct lmsg *msg, uint64_t *dest, int ms)
 		return 0;
 	len = recvmsg(fd, &mh, MSG_DONTWAIT);
 	if (len < 0) {
-		if (errno != EAGAIN && errno != EINTR)
+		if (errno == ENOMEM && faulty)
+			enomem++;
+		else if (errno != EAGAIN && errno != EINTR)
 			fail("recvmsg: %s", strerror(errno));
 		return 0;
 	}
@@ -537,7 +550,8 @@ static void summary(const char *role)
 	       nstatus[RDS_RDMA_CANCELED], nstatus[RDS_RDMA_DROPPED]);
 	printf("other_error %lu, invalid %lu), %lu ACKs, %lu DONEs, ",
 	       nstatus[RDS_RDMA_OTHER_ERROR], bad_status, nacks, dones);
-	printf("%lu send retries, %lu errors\n", send_retries, errors);
+	printf("%lu send retries, %lu ENOMEM, %lu errors\n", send_retries,
+	       enomem, errors);
 }
 
 static int run_owner(long limit_ms)
@@ -701,7 +715,7 @@ static int run_init(long dur_ms, long limit_ms)
 static void usage(void)
 {
 	fprintf(stderr,
-		"%s owner|init -b ADDR:PORT -t ADDR:PORT [-m] [-d SECS] [-s FILE] [-T SECS]\n",
+		"%s owner|init -b ADDR:PORT -t ADDR:PORT [-m] [-d SECS] [-s FILE] [-T SECS] [-F]\n",
 		program_invocation_short_name);
 	exit(2);
 }
@@ -718,7 +732,7 @@ int main(int argc, char **argv)
 	if (!owner && strcmp(argv[1], "init"))
 		usage();
 	optind = 2;
-	while ((opt = getopt(argc, argv, "b:t:md:s:T:")) != -1) {
+	while ((opt = getopt(argc, argv, "b:t:md:s:T:F")) != -1) {
 		switch (opt) {
 		case 'b':
 			have_b = !parse_addr(optarg, &self);
@@ -737,6 +751,9 @@ int main(int argc, char **argv)
 			break;
 		case 'T':
 			limit = atol(optarg);
+			break;
+		case 'F':
+			faulty = 1;
 			break;
 		default:
 			usage();

@@ -61,6 +61,22 @@
 #		  owners, while node 1's initiators still wait for the
 #		  notifications and send their DONEs; they must end
 #		  clean, and a new pair cycle clean.
+#   slab_storm	  only where the kernel can aim allocation failures at our
+#		  modules (fault injection with its stack filter: the
+#		  sanitizer kernel of "make check-debug", which passes
+#		  RDS_STORM_FAILSLAB=1): two pairs cycle RDMAs for 18 s
+#		  (one registering with RDS_CMSG_RDMA_MAP, one with
+#		  RDS_GET_MR) while, on both nodes, 3 % of the slab
+#		  allocations whose call chain passes through our modules'
+#		  code fail (failslab, sleeping ones too), and node 1 cuts
+#		  the link for 2 s at 5 s so that connects, too, run under
+#		  the faults.  The load runs with -F: a call that failed
+#		  with ENOMEM is made again and must have had no effect.
+#		  At 15 s the faults stop.  Each node must have injected
+#		  failures, each load process must end clean, a new pair
+#		  cycle clean, and the counts be as after storm_link.  Not
+#		  with page allocation failures (fail_page_alloc): each
+#		  prints a stack trace that the bench's log check counts.
 #   leaks	  both nodes unload their modules again: the RDMA
 #		  resources must be back to the baseline's (an MR, QP, CQ,
 #		  PD or cm_id that our module lost track of survives the
@@ -104,6 +120,7 @@ cleanup() {
 		kill "$p" 2>/dev/null
 	done
 	tc qdisc del dev "$netdev" root 2>/dev/null
+	failslab_off
 }
 
 barrier() {	# barrier NAME
@@ -442,6 +459,95 @@ case_storm_reload() {
 	check_counts storm_reload
 }
 
+FI=/sys/kernel/debug/failslab
+FI_TIMES=1000000	# failures allowed; what is left tells how many ran
+
+# Can failslab be aimed at our modules' code?
+failslab_ready() {
+	[ -e "$FI/require-start" ] ||
+		mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	[ -e "$FI/require-start" ]
+}
+
+# The first and last text symbol of our two modules, as 0x... numbers.
+our_text() {
+	awk '($3 == "[rds_zc]" || $3 == "[rds_zc_ib]") && $2 ~ /^[tT]$/ { print $1 }' \
+		/proc/kallsyms | sort | sed -n '1p;$p'
+}
+
+failslab_on() {	# failslab_on PERCENT
+	local range
+
+	mapfile -t range < <(our_text)
+	if [ ${#range[@]} != 2 ] || [ "${range[0]}" = 0000000000000000 ]; then
+		diag "no text symbols of rds_zc and rds_zc_ib in /proc/kallsyms"
+		return 1
+	fi
+	# The last symbol's function is shorter than 64 KiB.
+	echo "0x${range[0]}" > "$FI/require-start" &&
+	printf '0x%x\n' $((0x${range[1]} + 0x10000)) > "$FI/require-end" &&
+	echo 32 > "$FI/stacktrace-depth" &&
+	echo N > "$FI/ignore-gfp-wait" &&
+	echo N > "$FI/task-filter" &&
+	echo 0 > "$FI/verbose" &&
+	echo 0 > "$FI/space" &&
+	echo 1 > "$FI/interval" &&
+	echo "$FI_TIMES" > "$FI/times" &&
+	echo "$1" > "$FI/probability" ||
+		return 1
+	diag "failslab: $1 % of the allocations from 0x${range[0]} to $(cat "$FI/require-end")"
+}
+
+failslab_off() {
+	[ -e "$FI/probability" ] || return 0
+	echo 0 > "$FI/probability"
+}
+
+case_slab_storm() {
+	local name=slab_storm k rc=0 all=() m=() n
+
+	modprobe sch_netem 2>/dev/null
+	if [ "$me" = 2 ]; then
+		for k in 70 71; do
+			m=()
+			[ "$k" = 71 ] && m=(-m)
+			load "$work/$name.k$k" owner "$k" "${m[@]}" -F -T 200
+			all+=("$!:$work/$name.k$k")
+		done
+	fi
+	barrier "$name-bound" || { result 1 "$name: both guests ready"; return; }
+	if [ "$me" = 1 ]; then
+		for k in 70 71; do
+			load "$work/$name.k$k" init "$k" -d 18 -F -T 200
+			all+=("$!:$work/$name.k$k")
+		done
+	fi
+	sleep 1
+	failslab_on 3 || rc=1
+	result "$rc" "$name: 3 % of our modules' slab allocations fail"
+	if [ "$me" = 1 ]; then
+		sleep 5
+		rc=0
+		if fault_cut; then fault_note link_cut; else rc=1; fi
+		result "$rc" "$name: every frame $netdev sends lost for 2 s, under the faults"
+		sleep 7
+	else
+		sleep 14
+	fi
+	failslab_off
+	n=$((FI_TIMES - $(cat "$FI/times")))
+	fault_note failslab "$n"
+	[ "$n" -gt 0 ]
+	result $? "$name: $n allocations failed on purpose in 14 s"
+	for k in "${!all[@]}"; do
+		judge "${all[$k]%%:*}" "${all[$k]#*:}" \
+			"$name: load pair $((70 + k)) ended clean through the failures"
+	done
+	barrier "$name-done" || { result 1 "$name: both guests done"; return; }
+	clean_pair "$name" 72 2
+	check_counts "$name"
+}
+
 case_leaks() {
 	local now out rc=0
 
@@ -488,7 +594,17 @@ res_base=
 qp_base=0
 
 cases=("$@")
-[ ${#cases[@]} -gt 0 ] || cases=(baseline lossy storm_link storm_kill storm_reload leaks)
+if [ ${#cases[@]} = 0 ]; then
+	cases=(baseline lossy storm_link storm_kill storm_reload)
+	if [ "${RDS_STORM_FAILSLAB:-0}" = 1 ]; then
+		if failslab_ready; then
+			cases+=(slab_storm)
+		else
+			result 1 "slab_storm: RDS_STORM_FAILSLAB=1, but the kernel has no failslab stack filter"
+		fi
+	fi
+	cases+=(leaks)
+fi
 echo "# node $me ($RDS_ADDR), peer $RDS_PEER_ADDR, $DEV on $netdev"
 for c in "${cases[@]}"; do
 	echo "# $c"

@@ -13,7 +13,10 @@
 #
 # Arguments, if any, name the fault cases to run (rds_faults.sh; both guests
 # get the same arguments), e.g. "link_down" to run that one alone.  They
-# may start with "--only PROG,...": run only the programs named (their
+# may start with "--debug" (the sanitizer kernel of "make check-debug":
+# every program's time limit RDS_TIME_SCALE times longer, default 3;
+# rds_storm's slab_storm case, allocation failures aimed at our modules;
+# and kmemleak_check.sh last), then with "--only PROG,...": run only the programs named (their
 # names below, e.g. rds_faults,rds_storm,rds_hostile,rds_fuzz for "make
 # reliability"), and then with "--credits N": before anything connects,
 # our module gets a receive ring of N buffers (so the peer runs out of
@@ -52,6 +55,13 @@ fi
 
 # shellcheck source=lib_tap.sh
 . "$here/lib_tap.sh"
+
+debug=0
+if [ "${1:-}" = --debug ]; then
+	debug=1
+	export RDS_TIME_SCALE=${RDS_TIME_SCALE:-3} RDS_STORM_FAILSLAB=1
+	shift
+fi
 
 only=
 if [ "${1:-}" = --only ]; then
@@ -116,6 +126,9 @@ else
 			;;
 		esac
 	fi
+	# The sanitizer kernel: leaks of our modules, after everything.
+	[ "$debug" = 1 ] && wanted kmemleak &&
+		run_prog kmemleak 300 "$here/kmemleak_check.sh"
 fi
 
 tap_finish
