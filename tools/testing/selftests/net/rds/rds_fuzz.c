@@ -216,6 +216,17 @@ int main(int argc, char **argv)
 	}
 	if (!addr || inet_pton(AF_INET, addr, &fz_self) != 1)
 		inet_pton(AF_INET, "127.0.0.1", &fz_self);
+	/* IPv6 targets, where the guests have them (vm-run.sh) */
+	env = getenv("RDS_ADDR6");
+	fz_have6 = env && inet_pton(AF_INET6, env, &fz_self6) == 1;
+	env = getenv("RDS_PEER_ADDR6");
+	if (!env || inet_pton(AF_INET6, env, &fz_peer6) != 1)
+		fz_peer6 = fz_self6;
+	env = getenv("RDS_LL6");
+	if (!env || inet_pton(AF_INET6, env, &fz_ll6) != 1)
+		fz_ll6 = in6addr_loopback;
+	env = getenv("RDS_IFINDEX");
+	fz_ifindex = env ? (unsigned int)atoi(env) : 0;
 	fz_two = nodes && atoi(nodes) == 2 && getenv("RDS_PEER_ADDR") &&
 		 *getenv("RDS_PEER_ADDR");
 	if (fz_two) {

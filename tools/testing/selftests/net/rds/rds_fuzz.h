@@ -170,6 +170,10 @@ struct fz {
 	int fd[FZ_SOCKS];
 	unsigned short port0;		/* slot i's port: port0 + i */
 	struct in_addr self, peer, absent;
+	/* IPv6: this node's and the peer's (vm-run.sh), eth0's index */
+	struct in6_addr self6, peer6, ll6;
+	int have6;
+	unsigned int ifindex;
 	unsigned char *arena;		/* FZ_ARENA bytes, a guard page after */
 	unsigned char *sbuf, *rbuf;
 	unsigned char *ro;		/* two read-only pages */
@@ -272,6 +276,9 @@ void fz_sock_setup(struct fz *f, int s, unsigned int how);
 void fz_socket(struct fz *f, int s);
 void fz_op(struct fz *f, int in_child);
 extern struct in_addr fz_self;
+extern struct in6_addr fz_self6, fz_peer6, fz_ll6;
+extern int fz_have6;
+extern unsigned int fz_ifindex;
 extern int fz_two;
 extern unsigned long fz_max_ops;
 extern unsigned int fz_budget_s;

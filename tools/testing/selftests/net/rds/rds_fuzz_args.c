@@ -180,7 +180,9 @@ uint64_t fz_rflags(uint64_t r, uint64_t valid)
 
 /*
  * A socket address: the peer's sockets mostly (on one node this node's
- * own, or the absent address), this node's, loopback, bad ones.
+ * own, or the absent address), this node's, loopback, bad ones, and
+ * where the guests have IPv6 addresses, the peer's and this node's
+ * IPv6 ones (global, and link-local with or without its scope).
  * Returns its length, possibly mutated.
  */
 socklen_t fz_sin(struct fz *f, uint64_t r, struct sockaddr_storage *ss,
@@ -188,7 +190,8 @@ socklen_t fz_sin(struct fz *f, uint64_t r, struct sockaddr_storage *ss,
 {
 	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
 	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
-	unsigned int pick = r % 32, slot = (r >> 16) % FZ_SOCKS;
+	unsigned int pick = r % (f->have6 ? 36 : 32);
+	unsigned int slot = (r >> 16) % FZ_SOCKS;
 	socklen_t len = sizeof(*sin);
 	unsigned short port;
 
@@ -264,6 +267,23 @@ socklen_t fz_sin(struct fz *f, uint64_t r, struct sockaddr_storage *ss,
 		case 30:
 			sin->sin_family = AF_UNSPEC;
 			*what = "AF_UNSPEC";
+			break;
+		case 32:
+		case 33:
+			sin6->sin6_family = AF_INET6;
+			sin6->sin6_port = htons(port);
+			sin6->sin6_addr = pick == 32 ? f->peer6 : f->self6;
+			len = sizeof(*sin6);
+			*what = pick == 32 ? "peer6" : "self6";
+			break;
+		case 34:
+		case 35:
+			sin6->sin6_family = AF_INET6;
+			sin6->sin6_port = htons(port);
+			sin6->sin6_addr = f->ll6;
+			sin6->sin6_scope_id = pick == 34 ? f->ifindex : 0;
+			len = sizeof(*sin6);
+			*what = pick == 34 ? "ll6%eth0" : "ll6 unscoped";
 			break;
 		default:
 			sin->sin_family = (sa_family_t)(r >> 40);

@@ -336,7 +336,8 @@ volatile sig_atomic_t fz_stalled;	/* see fz_watchdog() */
  *   state, unkillable; since 4fb6fd9 a signal ends the wait (EINTR), and
  *   with -K the watchdog's signal does, which is then no failure;
  * - on the distribution's modules, atomics, and on one node
- *   RDMA_MAP, go to the absent address only (see fz_send()).
+ *   RDMA_MAP, go to the absent address only (see fz_send()), and no
+ *   call names an IPv6 address (see fz_new()).
  */
 int fz_known_bugs;
 int fz_in_child;			/* in a forked child */

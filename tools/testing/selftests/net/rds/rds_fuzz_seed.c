@@ -9,6 +9,9 @@
 /* --------------------------------------------------------------- seeds */
 
 struct in_addr fz_self;		/* RDS_ADDR, or 127.0.0.1 */
+struct in6_addr fz_self6, fz_peer6, fz_ll6;	/* RDS_ADDR6 ... */
+int fz_have6;			/* RDS_ADDR6 is set */
+unsigned int fz_ifindex;	/* RDS_IFINDEX */
 int fz_two;			/* RDS_NODES=2: fuzz the peer */
 unsigned long fz_max_ops = 30000;
 unsigned int fz_budget_s = 60;
@@ -38,6 +41,18 @@ struct fz *fz_new(uint64_t seed)
 	f->max_ops = fz_max_ops;
 	f->port0 = FZ_PORT + 32 * this_case();
 	f->self = fz_self;
+	f->self6 = fz_self6;
+	f->peer6 = fz_two ? fz_peer6 : fz_self6;
+	f->ll6 = fz_ll6;
+	/*
+	 * Not on the distribution's modules without -K: an RDMA_MAP to one of
+	 * this node's own IPv6 addresses (its link-local one from a global
+	 * one) goes over an RDMA connection to itself, and there its
+	 * registration waits uninterruptibly for ever (fz_known_bugs; seen
+	 * in peer_seed_1 of distro,distro on 6.1, 2026-11-26).
+	 */
+	f->have6 = fz_have6 && (fz_mods != FZ_D || fz_known_bugs);
+	f->ifindex = fz_ifindex;
 	if (fz_two)
 		f->peer = addr_peer;
 	inet_pton(AF_INET, FZ_ABSENT, &f->absent);

@@ -109,6 +109,9 @@ void hp_listen(struct hp *h, int ms);
 enum rdma_cm_event_type hp_try_open(struct hp *h,
 				    const struct rds_wire_priv *priv,
 				    int *status);
+enum rdma_cm_event_type hp_try_open_sa(struct hp *h, const void *priv,
+				       size_t len, struct sockaddr *src,
+				       struct sockaddr *dst, int *status);
 void hp_open(struct hp *h, uint8_t tos, uint32_t credit,
 	     uint64_t ack_seq);
 int hp_wait_down(struct hp *h, int ms);
@@ -180,6 +183,12 @@ void test_src_victim(void);
 void test_src_third_host(void);
 void test_dst_loopback(void);
 void test_honest_request(void);
+void test_src6_loopback(void);
+void test_src6_victim(void);
+void test_src6_third_host(void);
+void test_dst6_loopback(void);
+void test_src6_mapped(void);
+void test_honest_request6(void);
 
 /* rds_hostile_frames.c */
 void test_wire_sane(void);

@@ -143,3 +143,169 @@ void test_honest_request(void)
 	}
 	sync_peer("done");
 }
+
+/* ------------------------------------------- the same lies in IPv6 */
+
+/*
+ * The IPv6 listener (port 16385) takes the IPv6 form of private data;
+ * its addresses must be the ones rdma_cm saw too.
+ */
+enum lie6 { SRC6_LOOPBACK, SRC6_VICTIM, SRC6_THIRD, DST6_LOOPBACK, SRC6_MAPPED };
+
+/* The guests' IPv6 addresses (vm-run.sh), or the case is skipped. */
+static void addrs6(struct in6_addr *self, struct in6_addr *peer)
+{
+	const char *s = getenv("RDS_ADDR6"), *p = getenv("RDS_PEER_ADDR6");
+
+	if (!s || !p || inet_pton(AF_INET6, s, self) != 1 ||
+	    inet_pton(AF_INET6, p, peer) != 1)
+		rt_skip("no IPv6 addresses (%s)", "RDS_ADDR6, RDS_PEER_ADDR6");
+}
+
+/* Node 2: one request to node 1's IPv6 listener; the event answering it. */
+static enum rdma_cm_event_type send_request6(const struct rds_wire_priv6 *priv,
+					     const struct in6_addr *self,
+					     const struct in6_addr *peer,
+					     int *status)
+{
+	struct sockaddr_in6 src = { .sin6_family = AF_INET6 };
+	struct sockaddr_in6 dst = { .sin6_family = AF_INET6 };
+	enum rdma_cm_event_type type;
+	struct hp h;
+
+	src.sin6_addr = *self;
+	dst.sin6_addr = *peer;
+	dst.sin6_port = htons(RDS_WIRE_PORT6);
+	memset(&h, 0, sizeof(h));
+	h.read_status = -1;
+	type = hp_try_open_sa(&h, priv, sizeof(*priv), (struct sockaddr *)&src,
+			      (struct sockaddr *)&dst, status);
+	hp_close(&h);
+	return type;
+}
+
+static int in6_is(const void *a, const struct in6_addr *b)
+{
+	return !memcmp(a, b, sizeof(*b));
+}
+
+static void lie6(enum lie6 which)
+{
+	struct in6_addr self, peer, from, to, third, mapped;
+	struct rds6_info_connection *ci = NULL;
+	enum rdma_cm_event_type type;
+	struct rds_wire_priv6 p;
+	long long before = 0;
+	socklen_t len = 0;
+	unsigned int i;
+	int fd, status;
+
+	addrs6(&self, &peer);
+	if (distro_victim())
+		rt_skip("node 1 runs the distribution's module, which takes every such request");
+	/* Another host of the victim's subnet: neither guest. */
+	third = node == 1 ? self : peer;
+	third.s6_addr[15] = 0xfa;
+	fd = rds_socket();
+	if (node == 1) {
+		before = rds_counter(fd, "ib_conn_refused_addr");
+		ASSERT_TRUE(before >= 0, "no counter ib_conn_refused_addr");
+	}
+	sync_peer("ready6");
+	if (node == 2) {
+		from = self;
+		to = peer;
+		switch (which) {
+		case SRC6_LOOPBACK:
+			from = in6addr_loopback;
+			break;
+		case SRC6_VICTIM:
+			from = peer;
+			break;
+		case SRC6_THIRD:
+			from = third;
+			break;
+		case SRC6_MAPPED:
+			/* our IPv4 address, IPv4-mapped, from an IPv6 one */
+			memset(&mapped, 0, sizeof(mapped));
+			mapped.s6_addr[10] = 0xff;
+			mapped.s6_addr[11] = 0xff;
+			memcpy(&mapped.s6_addr[12], &addr_self, 4);
+			from = mapped;
+			break;
+		default:
+			to = in6addr_loopback;
+			break;
+		}
+		rds_wire_priv6_fill(&p, &from, &to, 0);
+		type = send_request6(&p, &self, &peer, &status);
+		EXPECT_TRUE(type == RDMA_CM_EVENT_REJECTED,
+			    "an IPv6 request (lie %d) got %s (status %d)",
+			    which, rdma_event_str(type), status);
+	}
+	sync_peer("lied6");
+	if (node == 1) {
+		EXPECT_EQ(rds_counter(fd, "ib_conn_refused_addr") - before, 1);
+		ASSERT_TRUE(rds_info_read(fd, RDS6_INFO_CONNECTIONS,
+					  (void **)&ci, &len) >= 0,
+			    "RDS6_INFO_CONNECTIONS: %s", rt_errname(errno));
+		for (i = 0; ci && i < len / sizeof(*ci); i++) {
+			int ib = !strcmp((char *)ci[i].transport, "infiniband");
+
+			EXPECT_TRUE(!in6_is(&ci[i].laddr, &in6addr_loopback) &&
+				    !in6_is(&ci[i].faddr, &in6addr_loopback) &&
+				    !(ib && in6_is(&ci[i].faddr, &self)) &&
+				    !in6_is(&ci[i].faddr, &third),
+				    "a connection to or from a lie's address over %.*s",
+				    (int)sizeof(ci[i].transport),
+				    ci[i].transport);
+		}
+		free(ci);
+	}
+	close(fd);
+}
+
+void test_src6_loopback(void)
+{
+	lie6(SRC6_LOOPBACK);
+}
+
+void test_src6_victim(void)
+{
+	lie6(SRC6_VICTIM);
+}
+
+void test_src6_third_host(void)
+{
+	lie6(SRC6_THIRD);
+}
+
+void test_dst6_loopback(void)
+{
+	lie6(DST6_LOOPBACK);
+}
+
+void test_src6_mapped(void)
+{
+	lie6(SRC6_MAPPED);
+}
+
+/* The honest IPv6 request gets through, on either module. */
+void test_honest_request6(void)
+{
+	struct in6_addr self, peer;
+	enum rdma_cm_event_type type;
+	struct rds_wire_priv6 p;
+	int status;
+
+	addrs6(&self, &peer);
+	sync_peer("ready6");
+	if (node == 2) {
+		rds_wire_priv6_fill(&p, &self, &peer, HONEST_TOS);
+		type = send_request6(&p, &self, &peer, &status);
+		EXPECT_TRUE(type == RDMA_CM_EVENT_ESTABLISHED,
+			    "an honest IPv6 request got %s (status %d)",
+			    rdma_event_str(type), status);
+	}
+	sync_peer("done6");
+}

@@ -20,10 +20,23 @@ int distro_victim(void)
 	return !strcmp(modules_of(1), "distro");
 }
 
-/* A TOS of the running case's own: k = 0 .. 7. */
+/*
+ * A TOS of the running case's own: k = 0 .. 7.  Never 0, the TOS of node
+ * 2's own RDS connection to node 1 (the honest exchange of every case):
+ * a hostile QP on that TOS takes over the honest connection, and each
+ * side then drops the other's.  TOS is a byte, so 29 cases at most: a
+ * wrap to 0 made flood_one, case 20, flood the honest connection's TOS.
+ */
 uint8_t case_tos(int k)
 {
-	return (uint8_t)(96 + 8 * this_case() + k);
+	int tos = 16 + 8 * this_case() + k;
+
+	if (tos > 255 || k < 0 || k > 7) {
+		fprintf(stderr, "case_tos(%d) of case %d: past the TOS byte\n",
+			k, this_case());
+		abort();
+	}
+	return (uint8_t)tos;
 }
 
 /* ------------------------------------------------- node 1: the victim */

@@ -234,6 +234,21 @@ enum rdma_cm_event_type hp_try_open(struct hp *h,
 				    int *status)
 {
 	struct sockaddr_in src, dst;
+
+	sin_set(&src, addr_self, 0);
+	sin_set(&dst, addr_peer, RDS_WIRE_PORT);
+	return hp_try_open_sa(h, priv, sizeof(*priv), (struct sockaddr *)&src,
+			      (struct sockaddr *)&dst, status);
+}
+
+/*
+ * As hp_try_open(), from @src to @dst (a listener's address and port),
+ * with @len bytes of private data at @priv, in either form.
+ */
+enum rdma_cm_event_type hp_try_open_sa(struct hp *h, const void *priv,
+				       size_t len, struct sockaddr *src,
+				       struct sockaddr *dst, int *status)
+{
 	struct ibv_qp_init_attr qpa = {
 		.cap = { .max_send_wr = HP_SEND_SLOTS + 1,
 			 .max_recv_wr = HP_RECV_SLOTS,
@@ -242,7 +257,7 @@ enum rdma_cm_event_type hp_try_open(struct hp *h,
 	};
 	struct rdma_conn_param param = {
 		.private_data = priv,
-		.private_data_len = sizeof(*priv),
+		.private_data_len = len,
 		.responder_resources = 1,
 		.initiator_depth = 1,
 		.retry_count = 7,
@@ -251,8 +266,6 @@ enum rdma_cm_event_type hp_try_open(struct hp *h,
 	enum rdma_cm_event_type type;
 	unsigned int i;
 
-	sin_set(&src, addr_self, 0);
-	sin_set(&dst, addr_peer, RDS_WIRE_PORT);
 	h->mem_len = (size_t)(HP_SEND_SLOTS + HP_RECV_SLOTS) *
 		     RDS_WIRE_SEND_MAX + HP_READ_LEN;
 	h->mem = xmalloc(h->mem_len);
@@ -260,8 +273,7 @@ enum rdma_cm_event_type hp_try_open(struct hp *h,
 	h->ch = rdma_create_event_channel();
 	ASSERT_TRUE(h->ch, "rdma_create_event_channel: %s", rt_errname(errno));
 	ASSERT_SYS_OK(rdma_create_id(h->ch, &h->id, NULL, RDMA_PS_TCP));
-	ASSERT_SYS_OK(rdma_resolve_addr(h->id, (struct sockaddr *)&src,
-					(struct sockaddr *)&dst, CM_WAIT_MS));
+	ASSERT_SYS_OK(rdma_resolve_addr(h->id, src, dst, CM_WAIT_MS));
 	cm_expect(h->ch, RDMA_CM_EVENT_ADDR_RESOLVED, "resolve address");
 	ASSERT_SYS_OK(rdma_resolve_route(h->id, CM_WAIT_MS));
 	cm_expect(h->ch, RDMA_CM_EVENT_ROUTE_RESOLVED, "resolve route");

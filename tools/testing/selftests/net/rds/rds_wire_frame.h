@@ -20,6 +20,7 @@
 #include <string.h>
 
 #define RDS_WIRE_PORT		18634	/* the IPv4 listener, RDMA_PS_TCP */
+#define RDS_WIRE_PORT6		16385	/* the IPv6 listener, RDMA_PS_TCP */
 #define RDS_WIRE_HDR_LEN	48
 #define RDS_WIRE_FRAG		4096	/* payload bytes of a full fragment */
 #define RDS_WIRE_SEND_MAX	(RDS_WIRE_HDR_LEN + RDS_WIRE_FRAG)
@@ -57,6 +58,24 @@ struct rds_wire_priv {
 
 static_assert(sizeof(struct rds_wire_priv) == 32, "RDS/IB private data");
 
+/* The IPv6 form (2.1): 16-byte addresses, then the same fields. */
+struct rds_wire_priv6 {
+	struct in6_addr saddr;
+	struct in6_addr daddr;
+	uint8_t major;
+	uint8_t minor;
+	uint16_t minor_mask;	/* big-endian */
+	uint8_t tos;
+	uint8_t reserved0;
+	uint16_t reserved1;
+	uint64_t ack_seq;	/* big-endian */
+	uint32_t credit;	/* big-endian */
+	uint32_t padding;
+};
+
+static_assert(sizeof(struct rds_wire_priv6) == 56, "RDS/IB IPv6 private data");
+static_assert(offsetof(struct rds_wire_priv6, major) == 32, "IPv6 dp_cmn");
+
 /* The message header (4.1). */
 struct rds_wire_hdr {
 	uint64_t seq;		/* big-endian */
@@ -92,6 +111,20 @@ static inline void rds_wire_priv_fill(struct rds_wire_priv *p, uint32_t from,
 	p->tos = tos;
 	p->ack_seq = htobe64(ack_seq);
 	p->credit = htonl(credit);
+}
+
+/* The IPv6 form of rds_wire_priv_fill(): version 3.1, no ACK, no credit. */
+static inline void rds_wire_priv6_fill(struct rds_wire_priv6 *p,
+				       const struct in6_addr *from,
+				       const struct in6_addr *to, uint8_t tos)
+{
+	memset(p, 0, sizeof(*p));
+	p->saddr = *from;
+	p->daddr = *to;
+	p->major = 3;
+	p->minor = 1;
+	p->minor_mask = htons(0x0003);
+	p->tos = tos;
 }
 
 /* The ones' complement sum of the header's 24 big-endian words, folded. */
