@@ -23,7 +23,6 @@
 #include <poll.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
-#include <sys/utsname.h>
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
@@ -130,7 +129,6 @@ int hp_wait_seen(struct hp *h, uint16_t sport, int want,
 		 uint64_t *seqs, int ms);
 void hp_ack_all(struct hp *h);
 
-int kernel_is(const char *prefix);
 int distro_victim(void);
 uint8_t case_tos(int k);
 

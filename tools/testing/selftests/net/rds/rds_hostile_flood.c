@@ -110,9 +110,6 @@ static void flood_case(uint32_t len)
 	if (distro_victim())	/* both nodes know: neither starts */
 		rt_skip("the distribution queues such a flood without %s",
 			"bound (44 MiB for 200000 empty messages on 6.1)");
-	if (kernel_is("6.12."))	/* both nodes run the same kernel */
-		rt_skip("6.12's rxe crashes on the flooding node (%s)",
-			"double fault in rxe_requester, 2026-11-24");
 	hc_begin(&hc);
 	if (node == 2) {
 		hp_open(&h, case_tos(0), 0, 0);

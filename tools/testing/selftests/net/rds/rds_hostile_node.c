@@ -7,14 +7,6 @@
  */
 #include "rds_hostile.h"
 
-/* Does this guest's kernel release start with @prefix? */
-int kernel_is(const char *prefix)
-{
-	struct utsname u;
-
-	return !uname(&u) && !strncmp(u.release, prefix, strlen(prefix));
-}
-
 int distro_victim(void)
 {
 	return !strcmp(modules_of(1), "distro");
