@@ -124,7 +124,7 @@ static inline bool rds_addr_unicast(const struct in6_addr *addr, u32 scope)
  * @uaddr: room for a struct sockaddr_in6
  * @addr: the address
  * @port: the port
- * @scope: the scope id, for an IPv6 address
+ * @scope: the scope id, written for a link-local IPv6 address only
  *
  * An IPv4(-mapped) address reads as a struct sockaddr_in, any other as a
  * struct sockaddr_in6, as with the distribution's RDS.
@@ -147,7 +147,9 @@ static inline int rds_addr_fill(void *uaddr, const struct in6_addr *addr,
 	sin6->sin6_family = AF_INET6;
 	sin6->sin6_addr = *addr;
 	sin6->sin6_port = port;
-	sin6->sin6_scope_id = scope;
+	/* The link of an exchange names no other address (::1 from fe80::). */
+	if (rds_addr_link_local(addr))
+		sin6->sin6_scope_id = scope;
 	return sizeof(*sin6);
 }
 

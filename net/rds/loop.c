@@ -32,7 +32,9 @@ const struct rds_transport rds_loop_transport = {
  * rds_loop_addr_is_local() - is @addr an address of this host?
  * @net: namespace to look in
  * @addr: address (addr.h)
- * @scope: its scope: the interface a link-local address must be on
+ * @scope: the interface a link-local @addr must be on; for any other
+ *	address it only says which interface the sender's socket is bound
+ *	to, and the address may be on another one (::1 on lo)
  *
  * Return: true for an IPv4 address that routes locally (127/8 included),
  * and for an IPv6 address of one of @net's interfaces (::1 included).
@@ -48,7 +50,7 @@ bool rds_loop_addr_is_local(struct net *net, const struct in6_addr *addr,
 	if (!IS_ENABLED(CONFIG_IPV6))
 		return false;
 	rcu_read_lock();
-	if (scope) {
+	if (scope && rds_addr_link_local(addr)) {
 		dev = dev_get_by_index_rcu(net, scope);
 		if (!dev) {
 			rcu_read_unlock();

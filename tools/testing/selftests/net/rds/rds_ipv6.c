@@ -51,6 +51,7 @@ static const struct rt_case local_cases[] = {
 	RT_CASE(local_loopback, 30),
 	RT_CASE(local_global, 30),
 	RT_CASE(local_link_local, 30),
+	RT_CASE(local_ll_to_loopback, 30),
 	RT_CASE(connect_send, 0),
 	RT_CASE(peek_trunc, 0),
 	RT_CASE(info_sockets, 0),

@@ -258,6 +258,7 @@ void test_mixed_families(void);
 void test_local_loopback(void);
 void test_local_global(void);
 void test_local_link_local(void);
+void test_local_ll_to_loopback(void);
 void test_connect_send(void);
 void test_peek_trunc(void);
 void test_info_sockets(void);

@@ -111,21 +111,7 @@ else
 	wanted rds_info_tool &&
 		run_prog rds_info_tool 300 "$here/rds_info_tool.sh"
 	# Both nodes fuzz each other, 15 s a seed, last: it leaves odd state.
-	# Not ours against the distribution's: there a distribution node
-	# once stopped answering in the middle of peer_seed_2 (distro,ours,
-	# 2026-11-24) and the cause is not known yet.
-	if wanted rds_fuzz; then
-		case ${RDS_MODULES_ALL:-} in
-		ours,distro | distro,ours)
-			for c in peer_seed_1 peer_seed_2; do
-				emit ok "rds_fuzz: $c # SKIP not run between ours and the distribution's: a distribution node hung in it once, cause unknown"
-			done
-			;;
-		*)
-			run_prog rds_fuzz 240 "$here/rds_fuzz" -t 15
-			;;
-		esac
-	fi
+	wanted rds_fuzz && run_prog rds_fuzz 240 "$here/rds_fuzz" -t 15
 	# The sanitizer kernel: leaks of our modules, after everything.
 	[ "$debug" = 1 ] && wanted kmemleak &&
 		run_prog kmemleak 300 "$here/kmemleak_check.sh"
