@@ -9,11 +9,13 @@
 #   1. builds our modules against /lib/modules/RELEASE/build (with -g, so
 #      that scripts/faddr2line can turn a report's rds_zc+0x.. into a line);
 #   2. runs, each in its own boot of the bench:
-#      one          run_guest.sh in one guest with our modules;
+#      one          run_guest.sh --fuzz-seconds 120 in one guest with
+#                   our modules;
 #      ours,ours    run_remote.sh --debug in two guests, both ours: every
-#                   time limit three times longer, rds_storm.sh's
-#                   slab_storm (allocation failures aimed at our modules'
-#                   code while RDMA load runs and the link breaks);
+#                   time limit three times longer, rds_fuzz 60 s a seed,
+#                   rds_storm.sh's slab_storm (allocation failures aimed
+#                   at our modules' code while RDMA load runs and the link
+#                   breaks);
 #      ours,distro  and distro,ours: run_remote.sh --debug against the
 #                   distribution's RDS built into the same kernel;
 #      each ends with kmemleak_check.sh, and the bench fails a run on any
@@ -102,7 +104,9 @@ for lane in $runs; do
 	one)
 		opts=(--guests 1 --modules ours
 		      --timeout "${CHECK_DEBUG_TIMEOUT:-1500}")
-		script=(tools/testing/selftests/net/rds/run_guest.sh)
+		# the fuzzer's long budget: 120 s for each of its 4 seeds
+		script=(tools/testing/selftests/net/rds/run_guest.sh
+			--fuzz-seconds 120)
 		;;
 	ours,ours | ours,distro | distro,ours)
 		opts=(--guests 2 --modules "$lane" --nic e1000

@@ -16,7 +16,7 @@
 # may start with "--debug" (the sanitizer kernel of "make check-debug":
 # every program's time limit RDS_TIME_SCALE times longer, default 3;
 # rds_storm's slab_storm case, allocation failures aimed at our modules;
-# and kmemleak_check.sh last), then with "--only PROG,...": run only the programs named (their
+# rds_fuzz 60 s a seed instead of 15; and kmemleak_check.sh last), then with "--only PROG,...": run only the programs named (their
 # names below, e.g. rds_faults,rds_storm,rds_hostile,rds_fuzz for "make
 # reliability"), and then with "--credits N": before anything connects,
 # our module gets a receive ring of N buffers (so the peer runs out of
@@ -111,7 +111,9 @@ else
 	wanted rds_info_tool &&
 		run_prog rds_info_tool 300 "$here/rds_info_tool.sh"
 	# Both nodes fuzz each other, 15 s a seed, last: it leaves odd state.
-	wanted rds_fuzz && run_prog rds_fuzz 240 "$here/rds_fuzz" -t 15
+	# --debug: a long budget, 60 s a seed.
+	wanted rds_fuzz && run_prog rds_fuzz $((240 + 90 * debug)) \
+		"$here/rds_fuzz" -t $((15 + 45 * debug))
 	# The sanitizer kernel: leaks of our modules, after everything.
 	[ "$debug" = 1 ] && wanted kmemleak &&
 		run_prog kmemleak 300 "$here/kmemleak_check.sh"
