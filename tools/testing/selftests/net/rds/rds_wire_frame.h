@@ -41,10 +41,8 @@
 #define RDS_WIRE_EXT_NPATHS	5	/* 2 bytes, TCP only */
 #define RDS_WIRE_EXT_GEN_NUM	6	/* 4 bytes, TCP only */
 
-/* The IPv4 connect private data (2.1), 32 bytes, not packed. */
-struct rds_wire_priv {
-	uint32_t saddr;		/* network order, as the addresses */
-	uint32_t daddr;
+/* What both forms of the connect private data (2.1) end with. */
+struct rds_wire_priv_cmn {
 	uint8_t major;
 	uint8_t minor;
 	uint16_t minor_mask;	/* big-endian */
@@ -54,27 +52,26 @@ struct rds_wire_priv {
 	uint64_t ack_seq;	/* big-endian */
 	uint32_t credit;	/* big-endian */
 	uint32_t padding;
+};
+
+/* The IPv4 form, 32 bytes, not packed. */
+struct rds_wire_priv {
+	uint32_t saddr;		/* network order, as the addresses */
+	uint32_t daddr;
+	struct rds_wire_priv_cmn c;
 };
 
 static_assert(sizeof(struct rds_wire_priv) == 32, "RDS/IB private data");
 
-/* The IPv6 form (2.1): 16-byte addresses, then the same fields. */
+/* The IPv6 form: 16-byte addresses, then the same fields. */
 struct rds_wire_priv6 {
 	struct in6_addr saddr;
 	struct in6_addr daddr;
-	uint8_t major;
-	uint8_t minor;
-	uint16_t minor_mask;	/* big-endian */
-	uint8_t tos;
-	uint8_t reserved0;
-	uint16_t reserved1;
-	uint64_t ack_seq;	/* big-endian */
-	uint32_t credit;	/* big-endian */
-	uint32_t padding;
+	struct rds_wire_priv_cmn c;
 };
 
 static_assert(sizeof(struct rds_wire_priv6) == 56, "RDS/IB IPv6 private data");
-static_assert(offsetof(struct rds_wire_priv6, major) == 32, "IPv6 dp_cmn");
+static_assert(offsetof(struct rds_wire_priv6, c) == 32, "IPv6 dp_cmn");
 
 /* The message header (4.1). */
 struct rds_wire_hdr {
@@ -94,6 +91,19 @@ static_assert(sizeof(struct rds_wire_hdr) == RDS_WIRE_HDR_LEN, "RDS header");
 static_assert(offsetof(struct rds_wire_hdr, csum) == 30, "h_csum");
 static_assert(offsetof(struct rds_wire_hdr, ext) == 32, "h_exthdr");
 
+/* Version 3.1 with @tos, @ack_seq and @credit. */
+static inline void rds_wire_cmn_fill(struct rds_wire_priv_cmn *c, uint8_t tos,
+				     uint64_t ack_seq, uint32_t credit)
+{
+	memset(c, 0, sizeof(*c));
+	c->major = 3;
+	c->minor = 1;
+	c->minor_mask = htons(0x0003);
+	c->tos = tos;
+	c->ack_seq = htobe64(ack_seq);
+	c->credit = htonl(credit);
+}
+
 /*
  * Private data from this host (@from) to @to (both network order), RDS
  * 3.1 with mask 0x0003, the given TOS, ACK and credit (host order).
@@ -102,29 +112,19 @@ static inline void rds_wire_priv_fill(struct rds_wire_priv *p, uint32_t from,
 				      uint32_t to, uint8_t tos,
 				      uint64_t ack_seq, uint32_t credit)
 {
-	memset(p, 0, sizeof(*p));
 	p->saddr = from;
 	p->daddr = to;
-	p->major = 3;
-	p->minor = 1;
-	p->minor_mask = htons(0x0003);
-	p->tos = tos;
-	p->ack_seq = htobe64(ack_seq);
-	p->credit = htonl(credit);
+	rds_wire_cmn_fill(&p->c, tos, ack_seq, credit);
 }
 
-/* The IPv6 form of rds_wire_priv_fill(): version 3.1, no ACK, no credit. */
+/* The IPv6 form of rds_wire_priv_fill(): no ACK, no credit. */
 static inline void rds_wire_priv6_fill(struct rds_wire_priv6 *p,
 				       const struct in6_addr *from,
 				       const struct in6_addr *to, uint8_t tos)
 {
-	memset(p, 0, sizeof(*p));
 	p->saddr = *from;
 	p->daddr = *to;
-	p->major = 3;
-	p->minor = 1;
-	p->minor_mask = htons(0x0003);
-	p->tos = tos;
+	rds_wire_cmn_fill(&p->c, tos, 0, 0);
 }
 
 /* The ones' complement sum of the header's 24 big-endian words, folded. */
