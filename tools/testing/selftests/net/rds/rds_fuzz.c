@@ -185,10 +185,10 @@ int main(int argc, char **argv)
 		RT_CASE(seed_given, 0),
 	};
 	const char *addr = getenv("RDS_ADDR"), *env;
-	const char *nodes = getenv("RDS_NODES"), *modules;
+	const char *nodes = getenv("RDS_NODES");
 	long ops = -1, secs = -1;
 	struct rt_case *cases;
-	int opt, fd, n, i;
+	int opt, ret, n, i;
 
 	while ((opt = getopt(argc, argv, "s:n:t:vK")) != -1) {
 		switch (opt) {
@@ -266,20 +266,9 @@ int main(int argc, char **argv)
 	all_cases = cases;
 	n_cases = n;
 
-	fd = socket(AF_RDS, SOCK_SEQPACKET, 0);
-	if (fd < 0) {
-		modules = getenv("RDS_MODULES");
-		if (modules && (!strcmp(modules, "ours") ||
-				!strcmp(modules, "distro"))) {
-			printf("1..1\n# socket(AF_RDS): %s\n", rt_errname(errno));
-			printf("not ok 1 - AF_RDS sockets (RDS_MODULES=%s)\n",
-			       modules);
-			return RT_EXIT_FAIL;
-		}
-		printf("1..0 # SKIP no AF_RDS: %s\n", rt_errname(errno));
-		return RT_EXIT_SKIP;
-	}
-	close(fd);
+	ret = rds_need_af_rds();
+	if (ret)
+		return ret;
 	if (fz_two)
 		return fz_main_two(cases, n, argv + optind);
 	return rt_run(cases, n, argv + optind);

@@ -122,9 +122,8 @@ static int remote_main(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	const char *modules = getenv("RDS_MODULES");
 	unsigned int i;
-	int fd, opt;
+	int ret, opt;
 
 	read_env();
 	if (argc > 1 && !strcmp(argv[1], "-r")) {
@@ -140,22 +139,9 @@ int main(int argc, char **argv)
 		return 0;
 	}
 
-	fd = socket(AF_RDS, SOCK_SEQPACKET, 0);
-	if (fd < 0) {
-		int err = errno;
-
-		if (modules && (!strcmp(modules, "ours") ||
-				!strcmp(modules, "distro"))) {
-			printf("1..1\n# socket(AF_RDS): %s\n", rt_errname(err));
-			printf("not ok 1 - AF_RDS sockets (RDS_MODULES=%s)\n",
-			       modules);
-			return RT_EXIT_FAIL;
-		}
-		printf("1..0 # SKIP socket(AF_RDS): %s: no RDS module loaded\n",
-		       rt_errname(err));
-		return RT_EXIT_SKIP;
-	}
-	close(fd);
+	ret = rds_need_af_rds();
+	if (ret)
+		return ret;
 
 	rt_diag("global %s, link-local %s%%%u, IPv4 %s",
 		have_a6 ? in6_str(&a6_self) : "(none)",

@@ -131,9 +131,8 @@ static void pick_main_address(void)
 
 int main(int argc, char **argv)
 {
-	const char *modules = getenv("RDS_MODULES");
 	unsigned int i;
-	int fd, opt;
+	int ret, opt;
 
 	while ((opt = getopt(argc, argv, "l")) != -1) {
 		if (opt != 'l') {
@@ -145,22 +144,9 @@ int main(int argc, char **argv)
 		return 0;
 	}
 
-	fd = socket(AF_RDS, SOCK_SEQPACKET, 0);
-	if (fd < 0) {
-		int err = errno;
-
-		if (modules && (!strcmp(modules, "ours") ||
-				!strcmp(modules, "distro"))) {
-			printf("1..1\n# socket(AF_RDS): %s\n", rt_errname(err));
-			printf("not ok 1 - AF_RDS sockets (RDS_MODULES=%s)\n",
-			       modules);
-			return RT_EXIT_FAIL;
-		}
-		printf("1..0 # SKIP socket(AF_RDS): %s: no RDS module loaded\n",
-		       rt_errname(err));
-		return RT_EXIT_SKIP;
-	}
-	close(fd);
+	ret = rds_need_af_rds();
+	if (ret)
+		return ret;
 
 	pick_main_address();
 	rt_diag("primary address %s%s, loopback 127.0.0.1", addr_main_str,

@@ -486,10 +486,9 @@ static inline int rds_peer_main(int argc, char **argv,
 				const struct rt_case *cases, int ncases,
 				unsigned short ctl, unsigned short ports)
 {
-	const char *modules = getenv("RDS_MODULES");
 	const char *self = getenv("RDS_ADDR"), *peer = getenv("RDS_PEER_ADDR");
 	const char *nodestr = getenv("RDS_NODE");
-	int i, fd, opt, ret;
+	int i, opt, ret;
 
 	all_cases = cases;
 	n_cases = ncases;
@@ -527,22 +526,9 @@ static inline int rds_peer_main(int argc, char **argv,
 		bad_args(argv[0]);
 	peer_node = 3 - node;
 
-	fd = socket(AF_RDS, SOCK_SEQPACKET, 0);
-	if (fd < 0) {
-		int err = errno;
-
-		if (modules && (!strcmp(modules, "ours") ||
-				!strcmp(modules, "distro"))) {
-			printf("1..1\n# socket(AF_RDS): %s\n", rt_errname(err));
-			printf("not ok 1 - AF_RDS sockets (RDS_MODULES=%s)\n",
-			       modules);
-			return RT_EXIT_FAIL;
-		}
-		printf("1..0 # SKIP socket(AF_RDS): %s: no RDS module loaded\n",
-		       rt_errname(err));
-		return RT_EXIT_SKIP;
-	}
-	close(fd);
+	ret = rds_need_af_rds();
+	if (ret)
+		return ret;
 	if (!parse_addr(self, &addr_self) || !parse_addr(peer, &addr_peer)) {
 		printf("1..0 # SKIP no address for %s (-a, -p, RDS_ADDR, RDS_PEER_ADDR)\n",
 		       parse_addr(self, &addr_self) ? "the peer" : "this node");

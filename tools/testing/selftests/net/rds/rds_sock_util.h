@@ -34,6 +34,31 @@
 #define AF_RDS 21
 #endif
 
+/*
+ * Before a program's cases: can this host open an AF_RDS socket?
+ * Return: 0 if it can; else the exit status, with the TAP printed: a
+ * failure where RDS_MODULES says modules were loaded (ours, distro), a
+ * skip of the whole program where none were.
+ */
+static inline int rds_need_af_rds(void)
+{
+	const char *modules = getenv("RDS_MODULES");
+	int fd = socket(AF_RDS, SOCK_SEQPACKET, 0), err = errno;
+
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	if (modules && (!strcmp(modules, "ours") || !strcmp(modules, "distro"))) {
+		printf("1..1\n# socket(AF_RDS): %s\n", rt_errname(err));
+		printf("not ok 1 - AF_RDS sockets (RDS_MODULES=%s)\n", modules);
+		return RT_EXIT_FAIL;
+	}
+	printf("1..0 # SKIP socket(AF_RDS): %s: no RDS module loaded\n",
+	       rt_errname(err));
+	return RT_EXIT_SKIP;
+}
+
 static inline void sin_set(struct sockaddr_in *sin, struct in_addr addr,
 			   unsigned short port)
 {
