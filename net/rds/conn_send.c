@@ -22,6 +22,8 @@
 
 /* How long a sender waits for the ACK of its last message before asking. */
 #define RDS_ACK_PROBE_DELAY	max(msecs_to_jiffies(10), 2UL)
+/* A congestion update that found no memory tries again this much later. */
+#define RDS_CONG_RETRY_DELAY	max(msecs_to_jiffies(10), 2UL)
 
 /*
  * A message of a closed socket: nobody waits for it any more, and its
@@ -109,7 +111,13 @@ static struct rds_msg *rds_conn_pick(struct rds_conn *conn)
 			rds_stat_inc(RDS_STAT_CONG_UPDATE_SENT);
 			return m;
 		}
+		/*
+		 * No memory: try again soon, not only when the next message
+		 * goes, for the peer's senders may wait for this one.
+		 */
 		set_bit(RDS_CONN_CONG_PENDING, &conn->flags);
+		queue_delayed_work(rds_conn_wq, &conn->ack_probe_w,
+				   RDS_CONG_RETRY_DELAY);
 	}
 
 	spin_lock_bh(&conn->lock);
@@ -215,6 +223,9 @@ static void rds_conn_push(struct rds_conn *conn)
  * which the queue went idle costs each request/response exchange two
  * ACK frames; the answer carries the ACK instead.  One payload byte,
  * zero, keeps the probe from reading as an ACK frame.
+ *
+ * The same work retries a congestion update that found no memory, and
+ * a probe that found none.
  */
 void rds_conn_ack_probe_work(struct work_struct *work)
 {
@@ -226,6 +237,8 @@ void rds_conn_ack_probe_work(struct work_struct *work)
 	if (rds_conn_state(conn) != RDS_CONN_UP ||
 	    test_bit(RDS_CONN_DEAD, &conn->flags))
 		return;
+	if (test_bit(RDS_CONN_CONG_PENDING, &conn->flags))
+		rds_conn_push(conn);
 	spin_lock_bh(&conn->lock);
 	if (!list_empty(&conn->retrans) && list_empty(&conn->send_queue)) {
 		m = list_last_entry(&conn->retrans, struct rds_msg, conn_item);
@@ -241,8 +254,11 @@ void rds_conn_ack_probe_work(struct work_struct *work)
 		return;
 	}
 	m = rds_msg_alloc(1, GFP_KERNEL | __GFP_ZERO);
-	if (!m)
-		return;	/* the next message sent tries again */
+	if (!m) {
+		queue_delayed_work(rds_conn_wq, &conn->ack_probe_w,
+				   RDS_ACK_PROBE_DELAY);
+		return;
+	}
 	m->flags = RDS_FLAG_ACK_REQUIRED;
 	rds_conn_enqueue(conn, m);
 	rds_stat_inc(RDS_STAT_SEND_ACK_PROBE);

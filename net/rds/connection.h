@@ -127,7 +127,8 @@ struct rds_conn {
 
 	struct delayed_work connect_w;
 	struct delayed_work watchdog_w;	/* ACK progress while UP */
-	struct delayed_work ack_probe_w;	/* asks an idle peer to ACK */
+	/* asks an idle peer to ACK; retries a cong update without memory */
+	struct delayed_work ack_probe_w;
 	struct work_struct send_w;
 	struct work_struct shutdown_w;
 

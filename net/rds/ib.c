@@ -21,10 +21,10 @@
 static int rds_ib_laddr_check(struct net *net, const struct in6_addr *addr,
 			      u32 scope)
 {
-	struct rds_ib_device *rdev = rds_ib_device_for_addr(net, addr, scope);
+	struct rds_ib_device *rdev = rds_ib_device_by_addr(net, addr, scope);
 
-	if (!rdev)
-		return -EADDRNOTAVAIL;
+	if (IS_ERR(rdev))
+		return PTR_ERR(rdev);
 	rds_ib_device_put(rdev);
 	return 0;
 }

@@ -262,6 +262,8 @@ struct rds_ib_device_hooks {
 
 int rds_ib_device_init(const struct rds_ib_device_hooks *hooks);
 void rds_ib_device_exit(void);
+struct rds_ib_device *rds_ib_device_by_addr(struct net *net,
+					    const struct in6_addr *addr, u32 scope);
 struct rds_ib_device *rds_ib_device_for_addr(struct net *net,
 					     const struct in6_addr *addr,
 					     u32 scope);

@@ -310,7 +310,7 @@ struct rds_ib_device *rds_ib_device_get(struct ib_device *ibdev)
 }
 
 /**
- * rds_ib_device_for_addr() - the RDMA device that owns a local address
+ * rds_ib_device_by_addr() - the RDMA device that owns a local address
  * @net: namespace of the socket; RDS over RDMA lives in init_net only
  * @addr: local address (addr.h)
  * @scope: its scope
@@ -320,32 +320,57 @@ struct rds_ib_device *rds_ib_device_get(struct ib_device *ibdev)
  * this client accepted.
  *
  * Context: process context, may sleep.
- * Return: the device with a reference (rds_ib_device_put() it), or NULL.
+ * Return: the device with a reference (rds_ib_device_put() it);
+ * ERR_PTR(-ENOMEM) if the search itself ran out of memory, which says
+ * nothing of the address; else ERR_PTR(-EADDRNOTAVAIL).
  */
-struct rds_ib_device *rds_ib_device_for_addr(struct net *net,
-					     const struct in6_addr *addr,
-					     u32 scope)
+struct rds_ib_device *rds_ib_device_by_addr(struct net *net,
+					    const struct in6_addr *addr, u32 scope)
 {
 	struct rds_ib_device *rdev = NULL;
 	struct sockaddr_storage sa;
 	struct rdma_cm_id *id;
+	int ret;
 
 	if (!net_eq(net, &init_net))
-		return NULL;
+		return ERR_PTR(-EADDRNOTAVAIL);
 	rdev = rds_ib_addr_lookup(addr, scope);
 	if (rdev)
 		return rdev;
 	id = rdma_create_id(&init_net, rds_ib_probe_handler, NULL,
 			    RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(id))
-		return NULL;
+		return PTR_ERR(id) == -ENOMEM ? ERR_CAST(id) :
+						ERR_PTR(-EADDRNOTAVAIL);
 	rds_addr_fill(&sa, addr, 0, scope);
-	if (!rdma_bind_addr(id, (struct sockaddr *)&sa) && id->device)
+	ret = rdma_bind_addr(id, (struct sockaddr *)&sa);
+	if (!ret && id->device)
 		rdev = rds_ib_device_get(id->device);
 	rdma_destroy_id(id);
-	if (rdev)
-		rds_ib_addr_insert(addr, scope, rdev);
+	if (ret == -ENOMEM)
+		return ERR_PTR(-ENOMEM);
+	if (!rdev)
+		return ERR_PTR(-EADDRNOTAVAIL);
+	rds_ib_addr_insert(addr, scope, rdev);
 	return rdev;
+}
+
+/**
+ * rds_ib_device_for_addr() - rds_ib_device_by_addr(), NULL for any failure
+ * @net: namespace of the socket
+ * @addr: local address (addr.h)
+ * @scope: its scope
+ *
+ * Context: process context, may sleep.
+ * Return: the device with a reference (rds_ib_device_put() it), or NULL.
+ */
+struct rds_ib_device *rds_ib_device_for_addr(struct net *net,
+					     const struct in6_addr *addr,
+					     u32 scope)
+{
+	struct rds_ib_device *rdev = rds_ib_device_by_addr(net, addr, scope);
+
+	return IS_ERR(rdev) ? NULL : rdev;
 }
 
 /**

@@ -84,6 +84,8 @@ struct rds_atomic {
 	u64		swap_mask;	/* masked CSWP only */
 };
 
+struct rds_notifier;
+
 struct rds_rdma_op {
 	struct rds_sock	*rs;		/* referenced, for the notification */
 	u64		token;		/* user_token */
@@ -102,6 +104,8 @@ struct rds_rdma_op {
 	bool		silent;
 	bool		notify;		/* RDS_RDMA_NOTIFY_ME */
 	bool		notified;	/* status reported; under rs->recv_lock */
+	/* Its notification, allocated with it: the end cannot fail. */
+	struct rds_notifier *note;
 	int		status;		/* first error, RDS_RDMA_* */
 	struct mm_struct *mm;		/* charged for pages (pinned_vm) */
 	unsigned int	charged;	/* pages charged to mm */

@@ -47,6 +47,7 @@ static void rds_rdma_op_finish(struct rds_deferred *d)
 	}
 	if (op->rs)
 		sock_put(&op->rs->sk);
+	kfree(op->note);
 	kfree(op);
 }
 
@@ -93,13 +94,11 @@ static void rds_rdma_count_status(int status)
 void rds_rdma_op_done(struct rds_rdma_op *op, int status)
 {
 	struct rds_sock *rs = op->rs;
-	struct rds_notifier *n = NULL;
+	struct rds_notifier *n;
 	bool queued = false, first = false;
 
 	if (!op->status)
 		op->status = status;
-	if (op->notify || (op->status && READ_ONCE(rs->recverr)))
-		n = kzalloc(sizeof(*n), GFP_ATOMIC);
 
 	spin_lock_bh(&rs->recv_lock);
 	if (!op->notified) {
@@ -107,7 +106,10 @@ void rds_rdma_op_done(struct rds_rdma_op *op, int status)
 		first = true;
 		/* Before the note: whoever reads it sees the count too. */
 		rds_rdma_count_status(op->status);
-		if (n && !rs->dead) {
+		n = op->note;
+		if ((op->notify || (op->status && READ_ONCE(rs->recverr))) &&
+		    n && !rs->dead) {
+			op->note = NULL;	/* the queue's now */
 			n->n.user_token = op->token;
 			n->n.status = op->status;
 			rds_stat_inc(RDS_STAT_RDMA_NOTIFY);
@@ -118,8 +120,6 @@ void rds_rdma_op_done(struct rds_rdma_op *op, int status)
 	spin_unlock_bh(&rs->recv_lock);
 	if (first)
 		trace_rds_rdma_notify(op->id, op->token, op->status, queued);
-	if (!queued)
-		kfree(n);
 	/* After the notification: a barrier never runs ahead of it. */
 	rds_op_untrack(op, queued);
 	if (queued)
@@ -211,6 +211,11 @@ static struct rds_rdma_op *rds_op_alloc(u64 cookie, u64 remote, u64 flags,
 
 	if (!op)
 		return NULL;
+	op->note = kzalloc(sizeof(*op->note), GFP_KERNEL);
+	if (!op->note) {
+		kfree(op);
+		return NULL;
+	}
 	INIT_LIST_HEAD(&op->inflight);
 	op->token = token;
 	op->rkey = (u32)cookie;

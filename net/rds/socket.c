@@ -166,14 +166,21 @@ static int rds_bind_transport(struct rds_sock *rs, const struct in6_addr *addr,
 			      u32 scope)
 {
 	struct net *net = sock_net(&rs->sk);
+	const struct rds_transport *trans;
+	int ret;
 
 	if (rs->trans) {
-		if (!rs->trans->laddr_check ||
-		    rs->trans->laddr_check(net, addr, scope))
+		if (!rs->trans->laddr_check)
 			return -ENOPROTOOPT;
-		return 0;
+		ret = rs->trans->laddr_check(net, addr, scope);
+		if (ret == -ENOMEM)
+			return ret;
+		return ret ? -ENOPROTOOPT : 0;
 	}
-	rs->trans = rds_transport_for_addr(net, addr, scope);
+	trans = rds_transport_for_addr(net, addr, scope);
+	if (IS_ERR(trans))
+		return PTR_ERR(trans);	/* not the loopback: it may be RDMA's */
+	rs->trans = trans;
 	if (rs->trans)
 		return 0;
 	if (!rds_loop_addr_is_local(net, addr, scope))

@@ -91,17 +91,24 @@ const struct rds_transport *rds_transport_get(unsigned int type)
  * @scope: its scope (addr.h)
  *
  * Return: the first registered transport whose laddr_check() accepts
- * @addr, with its module pinned, or NULL if none does.
+ * @addr, with its module pinned; NULL if none does; ERR_PTR(-ENOMEM) if
+ * one could not tell for want of memory and none accepted it.
  */
 const struct rds_transport *rds_transport_for_addr(struct net *net,
 						   const struct in6_addr *addr,
 						   u32 scope)
 {
 	struct rds_transport *t, *found = NULL;
+	int ret;
 
 	down_read(&rds_transport_lock);
 	list_for_each_entry(t, &rds_transports, item) {
-		if (!t->laddr_check || t->laddr_check(net, addr, scope))
+		if (!t->laddr_check)
+			continue;
+		ret = t->laddr_check(net, addr, scope);
+		if (ret == -ENOMEM && !found)
+			found = ERR_PTR(-ENOMEM);
+		if (ret)
 			continue;
 		if (try_module_get(t->owner)) {
 			found = t;

@@ -53,7 +53,8 @@ struct rds_transport {
 	/**
 	 * @laddr_check: can this transport carry traffic from @addr
 	 *	(addr.h; @scope: the interface of a link-local one)?
-	 * Return 0 if so, a negative errno if not.  Process context.
+	 * Return 0 if so, a negative errno if not: -ENOMEM when it could
+	 * not tell, any other when it cannot.  Process context.
 	 */
 	int (*laddr_check)(struct net *net, const struct in6_addr *addr,
 			   u32 scope);
