@@ -555,8 +555,8 @@ static int run_client(const union rds_addr *self,
 		       first, status_name(ans.status));
 		failed = 1;
 	} else if (ans.status != RDS_RDMA_REMOTE_ERROR) {
-		printf("client: our buffer is unchanged, but the server's WRITE got %s, not REMOTE_ERROR\n",
-		       status_name(ans.status));
+		printf("client: our buffer is unchanged, but the server's WRITE got %s%s\n",
+		       status_name(ans.status), ", not REMOTE_ERROR");
 		failed = 1;
 	} else {
 		printf("client: the released key is dead: the server's WRITE got %s\n",

@@ -24,8 +24,8 @@ uint8_t case_tos(int k)
 	int tos = 16 + 8 * this_case() + k;
 
 	if (tos > 255 || k < 0 || k > 7) {
-		fprintf(stderr, "case_tos(%d) of case %d: past the TOS byte\n",
-			k, this_case());
+		fprintf(stderr, "%s(%d) of case %d: past the TOS byte\n",
+			__func__, k, this_case());
 		abort();
 	}
 	return (uint8_t)tos;
