@@ -10,8 +10,10 @@
 #include <linux/delay.h>
 #include <linux/errno.h>
 #include <linux/in.h>
+#include <linux/llist.h>
 #include <linux/netdevice.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 #include <net/addrconf.h>
 #include <net/ipv6.h>
 #include <net/net_namespace.h>
@@ -450,6 +452,44 @@ static bool rds_ib_req_addrs_ok(const struct rdma_cm_id *id,
 }
 
 /*
+ * An id given up inside another id's CM callback (the yield below) is
+ * destroyed from a work: rdma_destroy_id() takes the id's handler_mutex,
+ * of the class rdma_cm holds twice around the callback already (the
+ * listener's and the new id's), which lockdep reports as possible
+ * recursive locking.  Its context is NULL: its late events find nothing.
+ */
+struct rds_ib_retired_id {
+	struct llist_node node;
+	struct rdma_cm_id *id;
+};
+
+static LLIST_HEAD(rds_ib_retired);
+
+static void rds_ib_retire_work(struct work_struct *work)
+{
+	struct llist_node *list = llist_del_all(&rds_ib_retired);
+	struct rds_ib_retired_id *r, *tmp;
+
+	llist_for_each_entry_safe(r, tmp, list, node) {
+		rdma_destroy_id(r->id);
+		kfree(r);
+	}
+}
+
+static DECLARE_WORK(rds_ib_retire_w, rds_ib_retire_work);
+
+static void rds_ib_retire_id(struct rdma_cm_id *id)
+{
+	/* A few bytes that must not fail: the id would stay for ever. */
+	struct rds_ib_retired_id *r = kmalloc(sizeof(*r),
+					      GFP_KERNEL | __GFP_NOFAIL);
+
+	r->id = id;
+	llist_add(&r->node, &rds_ib_retired);
+	queue_work(system_wq, &rds_ib_retire_w);
+}
+
+/*
  * CONNECT_REQUEST on the listener (section 1.4).  Returning non-zero
  * makes rdma_cm destroy the new id, which we do only before the id is
  * attached to a connection.
@@ -530,7 +570,7 @@ static int rds_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *event,
 		goto drop;
 	mutex_unlock(&ic->cm_mutex);
 	if (old)
-		rdma_destroy_id(old);	/* the peer refuses its request */
+		rds_ib_retire_id(old);	/* the peer refuses its request */
 	rds_zc_conn_put(conn);
 	return 0;
 
@@ -538,7 +578,7 @@ drop:
 	/* The id is ours now: shutdown destroys it. */
 	mutex_unlock(&ic->cm_mutex);
 	if (old)
-		rdma_destroy_id(old);
+		rds_ib_retire_id(old);
 	rds_zc_conn_drop(conn, "accept failed");
 	rds_zc_conn_put(conn);
 	return 0;
@@ -820,4 +860,6 @@ void rds_ib_listen_exit(void)
 	rds_ib_listen6_id = NULL;
 	rdma_destroy_id(rds_ib_listen_id);
 	rds_ib_listen_id = NULL;
+	/* No CONNECT_REQUEST runs any more: nothing is retired after this. */
+	flush_work(&rds_ib_retire_w);
 }

@@ -37,8 +37,9 @@
 #include "rds_sock_util.h"
 
 #define CTL_LINE	256
-#define CTL_TIMEOUT_MS	30000	/* the longest one node waits for the other */
-#define CONNECT_MS	90000	/* for the other program to start */
+/* The first two times RDS_TIME_SCALE; set_rcvtimeo() and poll_fd() scale. */
+#define CTL_TIMEOUT_MS	rt_scaled_ms(30000)	/* one node for the other */
+#define CONNECT_MS	rt_scaled_ms(90000)	/* the other program starts */
 #define RCV_TIMEOUT_MS	15000	/* the longest a receive waits */
 
 /*

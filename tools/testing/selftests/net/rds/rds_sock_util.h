@@ -155,10 +155,14 @@ static inline void sa_set_port(void *sa, unsigned short port)
 		u->sin.sin_port = htons(port);
 }
 
-/* SO_RCVTIMEO of @ms milliseconds on @fd. */
+/* SO_RCVTIMEO of @ms milliseconds on @fd (times RDS_TIME_SCALE). */
 static inline void set_rcvtimeo(int fd, int ms)
 {
-	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+	struct timeval tv;
+
+	ms = rt_scaled_ms(ms);
+	tv.tv_sec = ms / 1000;
+	tv.tv_usec = (ms % 1000) * 1000;
 
 	ASSERT_SYS_OK(setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv,
 				 sizeof(tv)));
@@ -240,13 +244,13 @@ static inline void *xmalloc(size_t len)
 	return p;
 }
 
-/* poll() one descriptor; the revents, 0 on timeout. */
+/* poll() one descriptor, @ms times RDS_TIME_SCALE; the revents, 0 on timeout. */
 static inline int poll_fd(int fd, short events, int ms)
 {
 	struct pollfd p = { .fd = fd, .events = events };
 	int n;
 
-	n = EXPECT_SYS_OK(poll(&p, 1, ms));
+	n = EXPECT_SYS_OK(poll(&p, 1, ms > 0 ? rt_scaled_ms(ms) : ms));
 	return n > 0 ? p.revents : 0;
 }
 

@@ -252,10 +252,35 @@ static inline void rt_sleep_ms(long ms)
 		;
 }
 
+/*
+ * RDS_TIME_SCALE=N (1 to 20, default 1): a slower kernel (the sanitizer
+ * one of make check-debug, under TCG) gets N times every limit: each
+ * case's, and the waits the programs build from rt_scaled_ms().
+ */
+static inline unsigned int rt_time_scale(void)
+{
+	static unsigned int scale;
+	const char *env;
+	long v;
+
+	if (!scale) {
+		env = getenv("RDS_TIME_SCALE");
+		v = env ? atol(env) : 1;
+		scale = v >= 1 && v <= 20 ? (unsigned int)v : 1;
+	}
+	return scale;
+}
+
+static inline int rt_scaled_ms(int ms)
+{
+	return ms * (int)rt_time_scale();
+}
+
 /* Run one case in a child; print its TAP line; return its verdict. */
 static inline int rt_run_one(const struct rt_case *c, int num)
 {
-	unsigned int timeout = c->timeout ? c->timeout : RT_DEFAULT_TIMEOUT;
+	unsigned int timeout = (c->timeout ? c->timeout : RT_DEFAULT_TIMEOUT) *
+			       rt_time_scale();
 	long long deadline;
 	int status = 0, verdict;
 	pid_t pid, w;
