@@ -12,7 +12,7 @@
 #      one          run_guest.sh --fuzz-seconds 120 in one guest with
 #                   our modules;
 #      ours,ours    run_remote.sh --debug in two guests, both ours: every
-#                   time limit three times longer, rds_fuzz 60 s a seed,
+#                   time limit six times longer, rds_fuzz 60 s a seed,
 #                   rds_storm.sh's slab_storm (allocation failures aimed
 #                   at our modules' code while RDMA load runs and the link
 #                   breaks);

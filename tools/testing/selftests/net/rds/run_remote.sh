@@ -14,7 +14,7 @@
 # Arguments, if any, name the fault cases to run (rds_faults.sh; both guests
 # get the same arguments), e.g. "link_down" to run that one alone.  They
 # may start with "--debug" (the sanitizer kernel of "make check-debug":
-# every program's time limit RDS_TIME_SCALE times longer, default 3;
+# every program's time limit RDS_TIME_SCALE times longer, default 6;
 # rds_storm's slab_storm case, allocation failures aimed at our modules;
 # rds_fuzz 60 s a seed instead of 15; and kmemleak_check.sh last), then with "--only PROG,...": run only the programs named (their
 # names below, e.g. rds_faults,rds_storm,rds_hostile,rds_fuzz for "make
@@ -59,7 +59,7 @@ fi
 debug=0
 if [ "${1:-}" = --debug ]; then
 	debug=1
-	export RDS_TIME_SCALE=${RDS_TIME_SCALE:-3} RDS_STORM_FAILSLAB=1
+	export RDS_TIME_SCALE=${RDS_TIME_SCALE:-6} RDS_STORM_FAILSLAB=1
 	shift
 fi
 
