@@ -47,6 +47,16 @@ static inline bool rds_addr_link_local(const struct in6_addr *a)
 	return ipv6_addr_type(a) & IPV6_ADDR_LINKLOCAL;
 }
 
+/*
+ * The scope @a itself has, given the @scope of the exchange it is part
+ * of: that of a link-local address, none for any other (::1 stays ::1
+ * when an fe80:: socket sends to it).
+ */
+static inline u32 rds_addr_scope(const struct in6_addr *a, u32 scope)
+{
+	return rds_addr_link_local(a) ? scope : 0;
+}
+
 /* Whether an IPv4 address cannot name one host: 0, broadcast, multicast. */
 static inline bool rds_addr_v4_bad(__be32 a)
 {
@@ -147,9 +157,7 @@ static inline int rds_addr_fill(void *uaddr, const struct in6_addr *addr,
 	sin6->sin6_family = AF_INET6;
 	sin6->sin6_addr = *addr;
 	sin6->sin6_port = port;
-	/* The link of an exchange names no other address (::1 from fe80::). */
-	if (rds_addr_link_local(addr))
-		sin6->sin6_scope_id = scope;
+	sin6->sin6_scope_id = rds_addr_scope(addr, scope);
 	return sizeof(*sin6);
 }
 

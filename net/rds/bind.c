@@ -136,7 +136,8 @@ void rds_bind_remove(struct rds_sock *rs)
  * @net: namespace
  * @addr: local address
  * @port: port
- * @scope: the address's scope (addr.h)
+ * @scope: the scope of the exchange; only a link-local address was bound
+ *	with one (rds_addr_scope())
  *
  * Context: any.
  * Return: the socket with a reference (sock_put() it), or NULL.
@@ -147,6 +148,7 @@ struct rds_sock *rds_bind_lookup(const struct net *net,
 {
 	struct rds_sock *rs, *found = NULL;
 
+	scope = rds_addr_scope(addr, scope);
 	rcu_read_lock();
 	hlist_for_each_entry_rcu(rs, rds_bind_bucket(net, addr, port),
 				 bind_node) {

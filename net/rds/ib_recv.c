@@ -313,18 +313,20 @@ static void rds_ib_recv_resume(struct work_struct *work)
 	struct rds_ib_conn *ic = container_of(to_delayed_work(work),
 					      struct rds_ib_conn, rx_resume_w);
 	struct rds_ib_recv_slot *slot;
+	enum rds_conn_state state;
 	int ret;
 
 	spin_lock_bh(&ic->rx_lock);
 	if (!ic->rx_parked || test_bit(RDS_IB_RX_STOPPED, &ic->flags))
 		goto out;
-	if (rds_conn_state(ic->conn) == RDS_CONN_CONNECTING) {
+	state = rds_conn_state(ic->conn);
+	if (state == RDS_CONN_CONNECTING) {
 		/* Frames come before ESTABLISHED: wait for it, not forever. */
 		queue_delayed_work(system_wq, &ic->rx_resume_w,
 				   RDS_IB_RX_RESUME_DELAY);
 		goto out;
 	}
-	if (rds_conn_state(ic->conn) != RDS_CONN_UP)
+	if (state != RDS_CONN_UP)
 		goto out;
 	ret = rds_ib_recv_offer(ic);
 	while (!ret && ic->rx_held_nr) {

@@ -50,7 +50,8 @@ bool rds_loop_addr_is_local(struct net *net, const struct in6_addr *addr,
 	if (!IS_ENABLED(CONFIG_IPV6))
 		return false;
 	rcu_read_lock();
-	if (scope && rds_addr_link_local(addr)) {
+	scope = rds_addr_scope(addr, scope);
+	if (scope) {
 		dev = dev_get_by_index_rcu(net, scope);
 		if (!dev) {
 			rcu_read_unlock();

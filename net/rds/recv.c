@@ -146,13 +146,7 @@ int rds_zc_deliver(struct net *net, struct rds_incoming *inc, bool bounded)
 	if (!inc->rx_lat[RDS_RX_LAT_START])
 		inc->rx_lat[RDS_RX_LAT_START] = inc->rx_lat[RDS_RX_LAT_HEADER];
 
-	/*
-	 * inc->scope is the link of the exchange; only a link-local
-	 * address was bound with it (a socket on fe80::1%eth0 may send to
-	 * ::1, whose socket has no scope).
-	 */
-	rs = rds_bind_lookup(net, &inc->daddr, inc->dport,
-			     rds_addr_link_local(&inc->daddr) ? inc->scope : 0);
+	rs = rds_bind_lookup(net, &inc->daddr, inc->dport, inc->scope);
 	if (!rs) {
 		trace_rds_recv_queue(&inc->saddr, inc->sport, &inc->daddr,
 				     inc->dport, inc->msg->len, -ENOTCONN);

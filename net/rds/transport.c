@@ -106,7 +106,7 @@ const struct rds_transport *rds_transport_for_addr(struct net *net,
 		if (!t->laddr_check)
 			continue;
 		ret = t->laddr_check(net, addr, scope);
-		if (ret == -ENOMEM && !found)
+		if (ret == -ENOMEM)
 			found = ERR_PTR(-ENOMEM);
 		if (ret)
 			continue;

@@ -299,20 +299,21 @@ void test_mixed_families(void)
 }
 
 /*
- * Local delivery between two sockets of one address and scope: empty,
- * 1 byte, 4 KiB and @big bytes, in order, byte for byte, each named by a
- * struct sockaddr_in6 of its sender; then one back.
+ * Local delivery from a socket on @a1 (@scope1) to one on @a2 (@scope2):
+ * empty, 1 byte, 4 KiB and @big bytes, in order, byte for byte, each
+ * named by a struct sockaddr_in6 of its sender; then one back.
  */
-static void local_exchange(const struct in6_addr *a, unsigned int scope,
-			   size_t big)
+static void local_exchange2(const struct in6_addr *a1, unsigned int scope1,
+			    const struct in6_addr *a2, unsigned int scope2,
+			    size_t big)
 {
 	const size_t sizes[] = { 0, 1, 4096, big };
 	struct sockaddr_in6 n1, n2;
 	unsigned int i;
 	int f1, f2;
 
-	f1 = rds_bound6(a, 0, scope, &n1, LOCAL_RCV_MS);
-	f2 = rds_bound6(a, 0, scope, &n2, LOCAL_RCV_MS);
+	f1 = rds_bound6(a1, 0, scope1, &n1, LOCAL_RCV_MS);
+	f2 = rds_bound6(a2, 0, scope2, &n2, LOCAL_RCV_MS);
 	make_room(f1, MSG_MAX, 0);
 	make_room(f2, MSG_MAX, 0);
 	for (i = 0; i < ARRAY_SIZE(sizes); i++)
@@ -325,6 +326,13 @@ static void local_exchange(const struct in6_addr *a, unsigned int scope,
 	expect_none(f2);
 	close(f2);
 	close(f1);
+}
+
+/* The same between two sockets of one address and scope. */
+static void local_exchange(const struct in6_addr *a, unsigned int scope,
+			   size_t big)
+{
+	local_exchange2(a, scope, a, scope, big);
 }
 
 void test_local_loopback(void)
@@ -364,9 +372,9 @@ void test_local_link_local(void)
 }
 
 /*
- * A socket on the link-local address sends to one on ::1 and back: ::1
- * is this host's (local delivery, the scope id only names the sender's
- * link) and its socket has no scope to match.  Our module used to take
+ * A socket on the link-local address sends to one on ::1 and back, as
+ * local_exchange() does: ::1 is this host's (local delivery, the scope id
+ * only names the sender's link) and its socket has no scope to match.  Our module used to take
  * ::1 for a remote address here and kept trying to reach it over
  * rdma_cm; the distribution delivers over loopback but looks the
  * receiver up with the sender's scope, finds nobody and drops the
@@ -376,23 +384,12 @@ void test_local_link_local(void)
 void test_local_ll_to_loopback(void)
 {
 	const char *modules = getenv("RDS_MODULES");
-	struct sockaddr_in6 n1, n2;
-	int f1, f2;
 
 	need_ll6();
 	if (modules && !strcmp(modules, "distro"))
 		rt_skip("the distribution drops a datagram from a %s",
 			"link-local socket to ::1 (receiver looked up with the sender's scope)");
-	f1 = rds_bound6(&ll6_self, 0, ifindex, &n1, LOCAL_RCV_MS);
-	f2 = rds_bound6(&loopback6, 0, 0, &n2, LOCAL_RCV_MS);
-	send_seed(f1, &n2, 100, 21);
-	recv_seed6(f2, 100, 21, &n1);
-	send_seed(f2, &n1, 5, 22);
-	recv_seed6(f1, 5, 22, &n2);
-	expect_none(f1);
-	expect_none(f2);
-	close(f2);
-	close(f1);
+	local_exchange2(&ll6_self, ifindex, &loopback6, 0, 4096);
 }
 
 /*
