@@ -58,7 +58,6 @@
 #define MAX_SIZE	(1 << 20)	/* what one MR holds (fmr_message_size) */
 #define WAIT_S		30		/* the longest a step waits */
 #define PROBE_WAIT_S	90		/* a failed RDMA drops the connection */
-#define PROBE_TRIES	3		/* submissions of the probe that DROPPED */
 
 enum { REQ_CYCLE = 1, REQ_PROBE, REQ_BYE, ANS_ACK, ANS_PROBE };
 
@@ -338,37 +337,25 @@ static int serve_cycle(int fd, const union rds_addr *from,
  * hears the status in a plain message, sent once the connection, which
  * the failure broke, is back.
  *
- * DROPPED says the connection went down before the WRITE's fate was
- * known here: say the client's NIC refused it, moved its QP to error and
- * tore the connection down, and the NAK that carries REMOTE_ERROR back
- * was lost (rds-rdma(7): discarded after the connection broke, "may
- * have been processed partially").  An application resubmits such an
- * operation, and so do we, a few times: a dead key must end in
- * REMOTE_ERROR, never SUCCESS, and the client checks that its buffer
- * kept its bytes through every attempt.
+ * DROPPED would say the connection went down before the WRITE's fate
+ * was known here.  It happened once (6.12, after rds_storm) and its cause
+ * is not known yet; the probe does not hide it by submitting again: the
+ * test fails, and rds_examples.sh prints rxe's counters with it.
  */
 static int serve_probe(int fd, const union rds_addr *from,
 		       const struct zc_request *req, unsigned char *mem)
 {
 	struct zc_answer ans = { ANS_PROBE, req->round, 0, 0 };
 	uint64_t token = 2ULL * req->round;	/* past every cycle's */
-	int ws, attempt = 1;
+	int ws;
 
 	printf("server: probe: RDMA WRITE with the released cookie 0x%016llx\n",
 	       (unsigned long long)req->cookie);
 	fill(mem, req->len, 2 * req->round + 2);
 	set_wait(fd, PROBE_WAIT_S);
-	for (;;) {
-		rdma_op(fd, from, req, mem,
-			RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, token,
-			&ans, sizeof(ans));
-		ws = wait_note(fd, token++);
-		if (ws != RDS_RDMA_DROPPED || attempt == PROBE_TRIES)
-			break;
-		printf("server: probe: attempt %d ended DROPPED, submitting it again\n",
-		       attempt);
-		attempt++;
-	}
+	rdma_op(fd, from, req, mem, RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME,
+		token, &ans, sizeof(ans));
+	ws = wait_note(fd, token);
 	set_wait(fd, 0);
 	printf("server: probe: status %s%s\n", status_name(ws),
 	       ws == RDS_RDMA_REMOTE_ERROR ? ", the key is dead as it must be" :
