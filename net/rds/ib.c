@@ -32,16 +32,17 @@ static int rds_ib_laddr_check(struct net *net, const struct in6_addr *addr,
 /*
  * Remote atomics: the plain verbs on any device that has atomics (rxe
  * has them), the masked ones only where the device has those too.
+ * ENOMEM if finding the device ran out of memory.
  */
 static int rds_ib_atomic_check(struct net *net, const struct in6_addr *laddr,
 			       u32 scope, bool masked)
 {
-	struct rds_ib_device *rdev = rds_ib_device_for_addr(net, laddr, scope);
+	struct rds_ib_device *rdev = rds_ib_device_by_addr(net, laddr, scope);
 	const struct ib_device_attr *attrs;
 	int ret = 0;
 
-	if (!rdev)
-		return -EOPNOTSUPP;
+	if (IS_ERR(rdev))
+		return rds_ib_no_device(rdev, -EOPNOTSUPP);
 	attrs = &rdev->ibdev->attrs;
 	if (attrs->atomic_cap == IB_ATOMIC_NONE ||
 	    (masked && attrs->masked_atomic_cap == IB_ATOMIC_NONE))

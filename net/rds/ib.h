@@ -264,9 +264,20 @@ int rds_ib_device_init(const struct rds_ib_device_hooks *hooks);
 void rds_ib_device_exit(void);
 struct rds_ib_device *rds_ib_device_by_addr(struct net *net,
 					    const struct in6_addr *addr, u32 scope);
-struct rds_ib_device *rds_ib_device_for_addr(struct net *net,
-					     const struct in6_addr *addr,
-					     u32 scope);
+
+/**
+ * rds_ib_no_device() - the errno of a failed rds_ib_device_by_addr()
+ * @err: what it returned
+ * @none: the caller's errno for "no RDMA device has that address"
+ *
+ * Running out of memory in the search says nothing of the address, so it
+ * stays ENOMEM: an application may try again.
+ */
+static inline int rds_ib_no_device(const struct rds_ib_device *err, int none)
+{
+	return PTR_ERR(err) == -ENOMEM ? -ENOMEM : none;
+}
+
 struct rds_ib_device *rds_ib_device_get(struct ib_device *ibdev);
 void rds_ib_device_put(struct rds_ib_device *rdev);
 void rds_ib_device_free(struct kref *mem);

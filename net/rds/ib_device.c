@@ -44,7 +44,7 @@ static struct ib_client rds_ib_client;
 /* What the layers above add to each device (rds_ib_device_init()). */
 static const struct rds_ib_device_hooks *rds_ib_device_hooks;
 
-/* Cached answers of rds_ib_device_for_addr(), at most RDS_IB_ADDR_MAX. */
+/* Cached answers of rds_ib_device_by_addr(), at most RDS_IB_ADDR_MAX. */
 struct rds_ib_addr {
 	struct hlist_node node;		/* in rds_ib_addr_cache */
 	struct in6_addr	addr;		/* addr.h */
@@ -149,7 +149,7 @@ static struct notifier_block rds_ib_inet6addr_nb = {
 };
 
 /**
- * rds_ib_device_put() - drop a reference from rds_ib_device_for_addr()
+ * rds_ib_device_put() - drop a reference from rds_ib_device_by_addr()
  * @rdev: the device, may be NULL
  */
 void rds_ib_device_put(struct rds_ib_device *rdev)
@@ -353,24 +353,6 @@ struct rds_ib_device *rds_ib_device_by_addr(struct net *net,
 		return ERR_PTR(-EADDRNOTAVAIL);
 	rds_ib_addr_insert(addr, scope, rdev);
 	return rdev;
-}
-
-/**
- * rds_ib_device_for_addr() - rds_ib_device_by_addr(), NULL for any failure
- * @net: namespace of the socket
- * @addr: local address (addr.h)
- * @scope: its scope
- *
- * Context: process context, may sleep.
- * Return: the device with a reference (rds_ib_device_put() it), or NULL.
- */
-struct rds_ib_device *rds_ib_device_for_addr(struct net *net,
-					     const struct in6_addr *addr,
-					     u32 scope)
-{
-	struct rds_ib_device *rdev = rds_ib_device_by_addr(net, addr, scope);
-
-	return IS_ERR(rdev) ? NULL : rdev;
 }
 
 /**

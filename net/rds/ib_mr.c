@@ -378,7 +378,8 @@ static int rds_ib_mr_reg_wait(struct rds_ib_device *rdev, struct rds_mr *mr)
  *
  * Context: process context, may sleep.
  * Return: 0 with mr->rkey and mr->tp set; -EOPNOTSUPP if the device
- * cannot register, -ENODEV if it is gone, -EINVAL for a region over
+ * cannot register, -ENODEV if it is gone, -ENOMEM if finding it ran out
+ * of memory, -EINVAL for a region over
  * fmr_message_size + 4 KiB or fmr_message_size / 4 KiB + 1 pages,
  * -EAGAIN when the pool is exhausted, -EBUSY when the pages cannot be
  * DMA-mapped, -EIO if the HCA refused or the registration QP is being
@@ -387,11 +388,11 @@ static int rds_ib_mr_reg_wait(struct rds_ib_device *rdev, struct rds_mr *mr)
 int rds_ib_mr_reg(struct net *net, const struct in6_addr *laddr, u32 scope,
 		  struct rds_mr *mr)
 {
-	struct rds_ib_device *rdev = rds_ib_device_for_addr(net, laddr, scope);
+	struct rds_ib_device *rdev = rds_ib_device_by_addr(net, laddr, scope);
 	int ret;
 
-	if (!rdev)
-		return -ENODEV;
+	if (IS_ERR(rdev))
+		return rds_ib_no_device(rdev, -ENODEV);
 	ret = rds_ib_mr_reg_wait(rdev, mr);
 	rds_ib_device_put(rdev);
 	return ret;
@@ -434,12 +435,12 @@ static bool rds_ib_mr_chains(struct rds_ib_device *rdev)
 int rds_ib_mr_prepare(struct net *net, const struct in6_addr *laddr,
 		      u32 scope, struct rds_mr *mr)
 {
-	struct rds_ib_device *rdev = rds_ib_device_for_addr(net, laddr, scope);
+	struct rds_ib_device *rdev = rds_ib_device_by_addr(net, laddr, scope);
 	struct rds_ib_mr *imr;
 	int ret;
 
-	if (!rdev)
-		return -ENODEV;
+	if (IS_ERR(rdev))
+		return rds_ib_no_device(rdev, -ENODEV);
 	if (!rds_ib_mr_chains(rdev)) {
 		ret = rds_ib_mr_reg_wait(rdev, mr);
 		if (!ret)
