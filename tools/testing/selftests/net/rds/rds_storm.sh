@@ -301,6 +301,15 @@ not_free() {	# REG_MRs rxe refused because it ran them already
 	dmesg | grep -c 'rxe_reg_fast_mr: .* not free'
 }
 
+# What a lossy pair that failed saw, and what the connection and rxe did:
+# drops and their causes, retransmissions, rxe's retry counters.
+lossy_diag() {	# lossy_diag LOADFILE
+	diag "$(tail -n 12 "$1")"
+	diag "$("$STATE" conn_ 2>&1 | grep -v ' 0$')"
+	diag "$("$STATE" send_ 2>&1 | grep -v ' 0$')"
+	diag "$(rdma statistic show link "$DEV/1" 2>&1)"
+}
+
 case_lossy() {
 	local name=lossy k out rc=0 n0 twice p all=() m=()
 
@@ -327,7 +336,7 @@ case_lossy() {
 		rc=0
 		wait "${p%%:*}" || rc=1
 		grep -q '^load: .* (success [1-9][0-9]*, remote_error 0, canceled 0, dropped 0, other_error 0, invalid 0).* 0 errors$' "${p#*:}" || rc=1
-		[ "$rc" = 0 ] || diag "$(tail -n 12 "${p#*:}")"
+		[ "$rc" = 0 ] || lossy_diag "${p#*:}"
 		result "$rc" "$name: a pair registering by $([ "${p#*.k}" = 0 ] && echo MAP || echo RDS_GET_MR) cycles through the losses, every RDMA a success"
 	done
 	tc qdisc del dev "$netdev" root 2>/dev/null
