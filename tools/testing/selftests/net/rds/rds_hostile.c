@@ -59,8 +59,7 @@
  *	back") fail them, by design: the flood is stopped once node 1 has
  *	grown by FLOOD_STOP_KIB, before the guest runs out of memory.  They
  *	are skipped where node 1 runs the distribution, which has no such
- *	bound, and on 6.12, whose rxe crashed on the flooding node (a
- *	double fault in rxe_requester, in the attacker's kernel).
+ *	bound.
  *
  * After every case: the honest kernel connection still carries messages
  * both ways (also while the hostile QP is still there), node 1's QPs less
