@@ -646,10 +646,17 @@ void rds_ib_mr_sync(struct rds_mr *mr, enum dma_data_direction dir)
 void rds_ib_mr_dereg(struct rds_mr *mr)
 {
 	struct rds_ib_mr *imr = mr->tp;
-	struct rds_ib_mr_dev *mrd = &imr->rdev->mrd;
+	struct rds_ib_device *rdev = imr->rdev;
+	struct rds_ib_mr_dev *mrd = &rdev->mrd;
 	struct ib_send_wr wr = {};
 	bool post;
 
+	/*
+	 * The MR's reference on the device's memory goes with it, in
+	 * rds_ib_mr_finish() here or in the LOCAL_INV's completion; on a
+	 * removed device that can be the last one.  Ours keeps qp_sem.
+	 */
+	kref_get(&rdev->mem);
 	/* Device removal waits for qp_sem: the MR and the PD stay. */
 	down_read(&mrd->qp_sem);
 	spin_lock_bh(&mrd->lock);
@@ -657,8 +664,7 @@ void rds_ib_mr_dereg(struct rds_mr *mr)
 		/* Never posted: its key never reached the HCA. */
 		spin_unlock_bh(&mrd->lock);
 		rds_ib_mr_finish(imr, false, true);
-		up_read(&mrd->qp_sem);
-		return;
+		goto out;
 	}
 	/*
 	 * A REG_MR that failed or was flushed may or may not have run: a
@@ -674,8 +680,7 @@ void rds_ib_mr_dereg(struct rds_mr *mr)
 	spin_unlock_bh(&mrd->lock);
 	if (post && !rds_ib_reg_post(mrd, &wr)) {
 		rds_ib_stat_inc(RDS_IB_STAT_MR_INV_POSTED);
-		up_read(&mrd->qp_sem);
-		return;
+		goto out;
 	}
 	if (post) {
 		spin_lock_bh(&mrd->lock);
@@ -683,7 +688,9 @@ void rds_ib_mr_dereg(struct rds_mr *mr)
 		spin_unlock_bh(&mrd->lock);
 	}
 	rds_ib_mr_finish(imr, false, false);
+out:
 	up_read(&mrd->qp_sem);
+	kref_put(&rdev->mem, rds_ib_device_free);
 }
 
 /**

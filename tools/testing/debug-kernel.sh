@@ -127,6 +127,9 @@ OPTIONS=(
 	NET_NS=y
 	NET_UDP_TUNNEL=m
 	CRC32=y
+	# rds_storm's lossy link and link cuts (tc qdisc ... netem)
+	NET_SCHED=y
+	NET_SCH_NETEM=m
 
 	# RDMA: soft-RoCE, the rdma tool (RDMA netlink lives in ib_core),
 	# user verbs for ibv_* tools, the CM for RDS over IB

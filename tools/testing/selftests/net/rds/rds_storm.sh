@@ -478,9 +478,10 @@ failslab_ready() {
 	[ -e "$FI/require-start" ]
 }
 
-# The first and last text symbol of our two modules, as 0x... numbers.
+# The first and last text symbol of our two modules, as 0x... numbers
+# (/proc/kallsyms: ADDRESS TYPE NAME [MODULE]).
 our_text() {
-	awk '($3 == "[rds_zc]" || $3 == "[rds_zc_ib]") && $2 ~ /^[tT]$/ { print $1 }' \
+	awk '($4 == "[rds_zc]" || $4 == "[rds_zc_ib]") && $2 ~ /^[tT]$/ { print $1 }' \
 		/proc/kallsyms | sort | sed -n '1p;$p'
 }
 
@@ -513,7 +514,7 @@ failslab_off() {
 }
 
 case_slab_storm() {
-	local name=slab_storm k rc=0 all=() m=() n
+	local name=slab_storm k rc=0 all=() m=() n armed
 
 	modprobe sch_netem 2>/dev/null
 	if [ "$me" = 2 ]; then
@@ -532,7 +533,8 @@ case_slab_storm() {
 		done
 	fi
 	sleep 1
-	failslab_on 3 || rc=1
+	armed=1
+	failslab_on 3 || { rc=1; armed=0; }
 	result "$rc" "$name: 3 % of our modules' slab allocations fail"
 	if [ "$me" = 1 ]; then
 		sleep 5
@@ -544,7 +546,9 @@ case_slab_storm() {
 		sleep 14
 	fi
 	failslab_off
-	n=$((FI_TIMES - $(cat "$FI/times")))
+	# failslab counts "times" down from FI_TIMES; unarmed, nothing failed.
+	n=0
+	[ "$armed" = 1 ] && n=$((FI_TIMES - $(cat "$FI/times")))
 	fault_note failslab "$n"
 	[ "$n" -gt 0 ]
 	result $? "$name: $n allocations failed on purpose in 14 s"
