@@ -113,6 +113,12 @@ PORT=26000		# owner k: PORT + k, initiator k: PORT + 100 + k
 
 pids=()
 
+# A program's own time limit (-T), RDS_TIME_SCALE times longer on a slower
+# kernel (run_remote.sh --debug), like the limits lib_tap.sh puts on it.
+scaled() {	# scaled SECS
+	echo $(($1 * ${RDS_TIME_SCALE:-1}))
+}
+
 cleanup() {
 	local p
 
@@ -257,9 +263,9 @@ clean_pair() {	# clean_pair NAME K SECS
 
 	out=$work/$(echo "$1" | tr -c 'a-z0-9_\n' _).k$2
 	if [ "$me" = 2 ]; then
-		load "$out" owner "$k" -m -T 90
+		load "$out" owner "$k" -m -T "$(scaled 90)"
 	else
-		load "$out" init "$k" -d "$3" -T 90
+		load "$out" init "$k" -d "$3" -T "$(scaled 90)"
 	fi
 	p=$!
 	if wait "$p" && grep -q '^load: .* (success [1-9][0-9]*, remote_error 0, canceled 0, dropped 0, other_error 0, invalid 0).* 0 errors$' "$out"; then
@@ -326,9 +332,9 @@ case_lossy() {
 		[ "$k" = 0 ] && m=(-m)
 		out=$work/$name.k$k
 		if [ "$me" = 2 ]; then
-			load "$out" owner $((80 + k)) "${m[@]}" -T 120
+			load "$out" owner $((80 + k)) "${m[@]}" -T "$(scaled 120)"
 		else
-			load "$out" init $((80 + k)) -d 12 -T 120
+			load "$out" init $((80 + k)) -d 12 -T "$(scaled 120)"
 		fi
 		all+=("$!:$out")
 	done
@@ -367,26 +373,26 @@ case_storm_link() {
 
 	modprobe sch_netem 2>/dev/null
 	bg "$work/$name.recv" "$STREAM" recv -b "$RDS_ADDR:$rport" \
-		-f "$RDS_PEER_ADDR:$((PORT + 210 + peer))" -T 120
+		-f "$RDS_PEER_ADDR:$((PORT + 210 + peer))" -T "$(scaled 120)"
 	rpid=$!
 	if [ "$me" = 2 ]; then
 		for ((k = 0; k < NLOAD; k++)); do
 			m=()
 			[ $((k % 2)) = 1 ] && m=(-m)
-			load "$work/$name.k$k" owner "$k" "${m[@]}" -T 150
+			load "$work/$name.k$k" owner "$k" "${m[@]}" -T "$(scaled 150)"
 			all+=("$!:$work/$name.k$k")
 		done
 	fi
 	barrier "$name-bound" || { result 1 "$name: both guests ready"; return; }
 	if [ "$me" = 1 ]; then
 		for ((k = 0; k < NLOAD; k++)); do
-			load "$work/$name.k$k" init "$k" -d "$DURATION" -T 150
+			load "$work/$name.k$k" init "$k" -d "$DURATION" -T "$(scaled 150)"
 			all+=("$!:$work/$name.k$k")
 		done
 	fi
 	bg "$work/$name.send" "$STREAM" send -b "$RDS_ADDR:$sport" \
 		-t "$RDS_PEER_ADDR:$((PORT + 200 + peer))" -n 1000 -i 10 \
-		-T 200 -w "$peer_work/$name.received"
+		-T "$(scaled 200)" -w "$peer_work/$name.received"
 	spid=$!
 	if [ "$me" = 1 ]; then
 		sleep 3
@@ -423,10 +429,10 @@ kill_round() {	# kill_round NAME ROUND KILLER [reload]
 		m=()
 		[ "$role" = owner ] && [ "$k" = 1 ] && m=(-m)
 		if [ "$me" = "$killer" ]; then
-			load "$work/$name.$r.k$k" "$role" $((10 + k)) "${m[@]}" -d 60 -T 90
+			load "$work/$name.$r.k$k" "$role" $((10 + k)) "${m[@]}" -d 60 -T "$(scaled 90)"
 		else
 			load "$work/$name.$r.k$k" "$role" $((10 + k)) "${m[@]}" -d 60 \
-				-T 90 -s "$peer_stop"
+				-T "$(scaled 90)" -s "$peer_stop"
 		fi
 		all+=("$!:$work/$name.$r.k$k")
 	done
@@ -521,14 +527,14 @@ case_slab_storm() {
 		for k in 70 71; do
 			m=()
 			[ "$k" = 71 ] && m=(-m)
-			load "$work/$name.k$k" owner "$k" "${m[@]}" -F -T 200
+			load "$work/$name.k$k" owner "$k" "${m[@]}" -F -T "$(scaled 200)"
 			all+=("$!:$work/$name.k$k")
 		done
 	fi
 	barrier "$name-bound" || { result 1 "$name: both guests ready"; return; }
 	if [ "$me" = 1 ]; then
 		for k in 70 71; do
-			load "$work/$name.k$k" init "$k" -d 18 -F -T 200
+			load "$work/$name.k$k" init "$k" -d 18 -F -T "$(scaled 200)"
 			all+=("$!:$work/$name.k$k")
 		done
 	fi
