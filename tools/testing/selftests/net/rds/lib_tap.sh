@@ -47,11 +47,17 @@ diag() {
 	done <<< "$*"
 }
 
+# A time limit in seconds, RDS_TIME_SCALE (default 1) times longer: a
+# slower kernel, the sanitizer one, gets more time.
+scaled() {	# scaled SECS
+	echo $(($1 * ${RDS_TIME_SCALE:-1}))
+}
+
 # run_prog NAME LIMIT CMD...: run a TAP program, renumbering its results.
-# LIMIT (seconds) is multiplied by RDS_TIME_SCALE (default 1): a slower
-# kernel, the sanitizer one, gets more time.
+# LIMIT (seconds) is scaled (above).
 run_prog() {
-	local name=$1 limit=$(($2 * ${RDS_TIME_SCALE:-1}))
+	local name=$1 limit
+	limit=$(scaled "$2")
 	local line rest verdict planned='' ran=0 bad=0 rc log=/dev/null status
 	shift 2
 

@@ -113,12 +113,6 @@ PORT=26000		# owner k: PORT + k, initiator k: PORT + 100 + k
 
 pids=()
 
-# A program's own time limit (-T), RDS_TIME_SCALE times longer on a slower
-# kernel (run_remote.sh --debug), like the limits lib_tap.sh puts on it.
-scaled() {	# scaled SECS
-	echo $(($1 * ${RDS_TIME_SCALE:-1}))
-}
-
 cleanup() {
 	local p
 
@@ -311,8 +305,7 @@ not_free() {	# REG_MRs rxe refused because it ran them already
 # drops and their causes, retransmissions, rxe's retry counters.
 lossy_diag() {	# lossy_diag LOADFILE
 	diag "$(tail -n 12 "$1")"
-	diag "$("$STATE" conn_ 2>&1 | grep -v ' 0$')"
-	diag "$("$STATE" send_ 2>&1 | grep -v ' 0$')"
+	diag "$("$STATE" 2>&1 | awk '$2 != "counter" || $3 ~ /^(conn|send)_/')"
 	diag "$(rdma statistic show link "$DEV/1" 2>&1)"
 }
 
