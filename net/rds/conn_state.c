@@ -83,10 +83,33 @@ void rds_conn_connect_work(struct work_struct *work)
 }
 
 /*
+ * Why the watchdog drops @conn, in the kernel log: the message that
+ * waited, and whether the transport still holds work it posted and has
+ * not completed for as long (a QP that stopped moving) or not (the peer
+ * did not acknowledge what reached it).
+ */
+static void rds_conn_watchdog_report(struct rds_conn *conn, u64 seq,
+				     unsigned long waited)
+{
+	unsigned long idle = 0;
+	unsigned int posted = 0;
+
+	if (conn->trans->conn_tx_state)
+		conn->trans->conn_tx_state(conn, &posted, &idle);
+	pr_warn_ratelimited("rds_zc: %pI6c to %pI6c: message %llu not acknowledged in %u ms; %u work requests posted, last send completion %u ms ago: dropping the connection\n",
+			    &conn->laddr, &conn->faddr, seq,
+			    jiffies_to_msecs(waited), posted,
+			    jiffies_to_msecs(idle));
+}
+
+/*
  * A connection whose oldest message waits longer than unacked_timeout_ms
- * for its acknowledgment is dead even if the transport did not notice (a
- * soft-RoCE QP can stall in RTS after its link went down): drop it, and
- * the reconnect resends what the peer may not have.
+ * for its acknowledgment is dead even if the transport did not notice:
+ * drop it, and the reconnect resends what the peer may not have.  A
+ * soft-RoCE QP can stop moving in RTS, after its link went down or under
+ * frame loss (6.12's rxe: its work requests stay posted and the peer
+ * receives nothing more, rds_zc-testing.rst), and RDMA operations in
+ * flight then end as RDS_RDMA_DROPPED.
  */
 void rds_conn_watchdog_work(struct work_struct *work)
 {
@@ -94,19 +117,23 @@ void rds_conn_watchdog_work(struct work_struct *work)
 					     struct rds_conn, watchdog_w);
 	unsigned int ms = rds_sysctl_unacked_timeout_ms();
 	unsigned long timeout = msecs_to_jiffies(ms);
-	bool stalled = false;
+	unsigned long waited = 0;
 	struct rds_msg *m;
+	u64 seq = 0;
 
 	if (rds_conn_state(conn) != RDS_CONN_UP ||
 	    test_bit(RDS_CONN_DEAD, &conn->flags))
 		return;
 	spin_lock_bh(&conn->lock);
 	m = list_first_entry_or_null(&conn->retrans, struct rds_msg, conn_item);
-	if (ms && m && time_after(jiffies, m->xmit_jiffies + timeout))
-		stalled = true;
+	if (ms && m && time_after(jiffies, m->xmit_jiffies + timeout)) {
+		waited = jiffies - m->xmit_jiffies;
+		seq = m->seq;
+	}
 	spin_unlock_bh(&conn->lock);
-	if (stalled) {
+	if (waited) {
 		rds_stat_inc(RDS_STAT_CONN_ACK_TIMEOUT);
+		rds_conn_watchdog_report(conn, seq, waited);
 		rds_zc_conn_drop(conn, "no ACK progress");
 		return;
 	}

@@ -69,6 +69,7 @@ static struct rds_transport rds_ib_transport = {
 	.mr_sync	= rds_ib_mr_sync,
 	.atomic_check	= rds_ib_atomic_check,
 	.rdma_conn_info	= rds_ib_conn_info,
+	.conn_tx_state	= rds_ib_conn_tx_state,
 };
 
 /* What a new RDMA device gets besides its PD, and loses before it. */

@@ -150,6 +150,7 @@ struct rds_ib_conn {
 	u64		send_hdrs_dma;
 	struct ib_cqe	ack_cqe;
 	atomic64_t	ack_next;	/* last complete message received */
+	unsigned long	tx_done_jiffies; /* last send completion, or setup */
 
 	/*
 	 * Flow control (ib_credit.c), set up before the incarnation is
@@ -293,6 +294,8 @@ int rds_ib_conn_alloc(struct rds_conn *conn, gfp_t gfp);
 void rds_ib_conn_free(struct rds_conn *conn);
 int rds_ib_conn_connect(struct rds_conn *conn);
 void rds_ib_conn_shutdown(struct rds_conn *conn);
+void rds_ib_conn_tx_state(struct rds_conn *conn, unsigned int *posted,
+			  unsigned long *idle);
 void rds_ib_conn_info(struct rds_conn *conn,
 		      struct rds6_info_rdma_connection *ri);
 

@@ -147,6 +147,7 @@ static void rds_ib_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		ic->send_tail = (i + 1) % ic->send_nr;
 		n++;
 	} while (i != last);
+	WRITE_ONCE(ic->tx_done_jiffies, jiffies);
 	/* The slots are clean before they are free; pairs with slot_get(). */
 	smp_mb__before_atomic();
 	atomic_add(n, &ic->send_free);
@@ -195,8 +196,27 @@ int rds_ib_send_ring_init(struct rds_ib_conn *ic)
 	ic->send_head = 0;
 	ic->send_tail = 0;
 	ic->send_unsignaled = 0;
+	WRITE_ONCE(ic->tx_done_jiffies, jiffies);
 	atomic_set(&ic->send_free, ic->send_nr);
 	return 0;
+}
+
+/**
+ * rds_ib_conn_tx_state() - the send ring, for the ACK watchdog's report
+ * @conn: the connection, up
+ * @posted: out: work requests posted and not yet completed (those posted
+ *	unsignaled count until the next signaled one completes)
+ * @idle: out: jiffies since the last send completion, or since setup
+ *
+ * Reads without locks: a report, not a decision.
+ */
+void rds_ib_conn_tx_state(struct rds_conn *conn, unsigned int *posted,
+			  unsigned long *idle)
+{
+	struct rds_ib_conn *ic = conn->tp;
+
+	*posted = READ_ONCE(ic->send_nr) - atomic_read(&ic->send_free);
+	*idle = jiffies - READ_ONCE(ic->tx_done_jiffies);
 }
 
 /**
@@ -544,6 +564,7 @@ static void rds_ib_ack_done(struct ib_cq *cq, struct ib_wc *wc)
 		rds_ib_conn_drop(ic, "ACK completion error");
 		return;
 	}
+	WRITE_ONCE(ic->tx_done_jiffies, jiffies);
 	rds_ib_send_ack(ic);	/* one more may have been asked for */
 }
 

@@ -150,6 +150,15 @@ struct rds_transport {
 	 */
 	void (*rdma_conn_info)(struct rds_conn *conn,
 			       struct rds6_info_rdma_connection *row);
+
+	/*
+	 * @conn_tx_state (optional): for the ACK watchdog's report, how
+	 *	many work requests of @conn's current incarnation are posted
+	 *	and not reported complete, and how long ago (jiffies) the
+	 *	last send completion came.  Does not sleep.
+	 */
+	void (*conn_tx_state)(struct rds_conn *conn, unsigned int *posted,
+			      unsigned long *idle);
 };
 
 int rds_zc_transport_register(struct rds_transport *t);
