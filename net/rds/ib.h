@@ -294,8 +294,6 @@ int rds_ib_conn_alloc(struct rds_conn *conn, gfp_t gfp);
 void rds_ib_conn_free(struct rds_conn *conn);
 int rds_ib_conn_connect(struct rds_conn *conn);
 void rds_ib_conn_shutdown(struct rds_conn *conn);
-void rds_ib_conn_tx_state(struct rds_conn *conn, unsigned int *posted,
-			  unsigned long *idle);
 void rds_ib_conn_info(struct rds_conn *conn,
 		      struct rds6_info_rdma_connection *ri);
 
@@ -303,6 +301,8 @@ void rds_ib_conn_info(struct rds_conn *conn,
 int rds_ib_send_ring_init(struct rds_ib_conn *ic);
 void rds_ib_send_ring_free(struct rds_ib_conn *ic);
 int rds_ib_xmit(struct rds_conn *conn, struct rds_msg *m, unsigned int *frag);
+void rds_ib_conn_tx_state(struct rds_conn *conn, unsigned int *posted,
+			  unsigned long *idle);
 void rds_ib_send_ack(struct rds_ib_conn *ic);
 void rds_ib_send_op_unmap(struct rds_ib_conn *ic);
 
