@@ -128,8 +128,12 @@ for lane in $runs; do
 	# 30 s loop timeout: each device then had no legacy interrupt (e1000
 	# never came up) and the boot lost a minute.
 	VM_KERNEL_ARGS="kasan_multi_shot acpi=noirq${VM_KERNEL_ARGS:+ $VM_KERNEL_ARGS}" \
+	# --heartbeat 60: a run that stops making progress shows in the
+	# console log whether the guest's kernel still ran, and where each
+	# selftest program waited.
 	tools/testing/vm/vm-run.sh --kernel "$rel" "${opts[@]}" --mem "$mem" \
-		--boot-limit 360 --results "$results" -- "${script[@]}" \
+		--boot-limit 360 --heartbeat 60 --results "$results" \
+		-- "${script[@]}" \
 		> "$vmlog" 2>&1 || true
 	# vm-run.sh's result lines, named after the run.
 	sed -n 's/^\(ok\|not ok\) - /\1 - '"$name"': /p' "$vmlog"

@@ -92,9 +92,11 @@ say() {
 }
 
 finished=0
+hb_pid=
 finish() {
 	local rc=$1
 	finished=1
+	[ -z "$hb_pid" ] || kill "$hb_pid" 2>/dev/null || true
 	dmesg > "$R/dmesg.txt" 2>&1 || true
 	echo "$rc" > "$R/exit-code"
 	sync
@@ -234,6 +236,53 @@ if ! RESULTS=$R RDS_NODE=$node RDS_NODES=$RDS_NODES \
 	bail "not all guests completed their setup (see setup.log of each guest)"
 fi
 say "all guests ready; running: ${RDS_VM_CMD[*]}"
+
+# heartbeat PERIOD: every PERIOD seconds one kernel log record with the
+# uptime and the number of processes, after one record for each process
+# that sleeps uninterruptibly (state D) or runs a selftest (a command name
+# rds_*): its pid, state, command, wait channel and kernel stack.  Shell
+# builtins only, reading /proc and writing /dev/kmsg: it adds no 9p
+# traffic, so it shows a guest whose 9p stopped as it is, and its records
+# stop only when the guest's kernel does.
+heartbeat() {
+	local period=$1 d pid stat comm state wchan stack l up n
+	mkfifo /run/rdsvm-heartbeat.fifo
+	exec 8<> /run/rdsvm-heartbeat.fifo
+	while :; do
+		# Nothing ever writes to the FIFO: read only waits.
+		read -r -t "$period" -u 8 _ || true
+		n=0
+		for d in /proc/[0-9]*; do
+			pid=${d#/proc/}
+			read -r stat 2> /dev/null < "$d/stat" || continue
+			n=$((n + 1))
+			comm=${stat#*(}
+			comm=${comm%)*}
+			state=${stat##*) }
+			state=${state%% *}
+			case $state:$comm in
+			D:* | *:rds_*) ;;
+			*) continue ;;
+			esac
+			wchan=
+			read -r wchan 2> /dev/null < "$d/wchan" || true
+			stack=
+			while read -r l; do
+				l=${l#*] }
+				l=${l%%+*}
+				case $l in *lockdep*) continue ;; esac
+				stack+=" $l"
+			done 2> /dev/null < "$d/stack"
+			echo "rdsvm-heartbeat g$node: $pid $state $comm wchan ${wchan:-0}:${stack:0:700}" > /dev/kmsg
+		done
+		read -r up _ < /proc/uptime
+		echo "rdsvm-heartbeat g$node: ${up}s, $n processes" > /dev/kmsg
+	done
+}
+if [ "${RDS_VM_HEARTBEAT:-0}" -gt 0 ]; then
+	heartbeat "$RDS_VM_HEARTBEAT" > /dev/null 2>&1 &
+	hb_pid=$!
+fi
 
 # The guest script gets what is left of the run's time limit (counted from
 # boot; the guest's clock started a few seconds after qemu did), less a

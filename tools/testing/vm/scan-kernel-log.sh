@@ -63,9 +63,11 @@ PATTERNS=(
 MAX_LINES=40
 
 # Lines that match a pattern above but report nothing: a lockdep kernel
-# announces "rcu: RCU lockdep checking is enabled." at boot.
+# announces "rcu: RCU lockdep checking is enabled." at boot, and the
+# heartbeat of guest-init.sh (vm-run.sh --heartbeat) writes kernel stacks.
 BENIGN=(
 	'rcu:[[:space:]]+RCU lockdep checking is enabled\.'
+	'rdsvm-heartbeat g[0-9]+: '
 )
 
 usage() {

@@ -47,11 +47,18 @@
 #                        SECS after qemu started (default 150) never will:
 #                        the run stops there, all guests, and says so,
 #                        rather than waiting out --timeout.
+#   --heartbeat SECS     every SECS seconds each guest writes to its kernel
+#                        log (not to 9p) its uptime and, for each process
+#                        that sleeps uninterruptibly or is a selftest
+#                        program, its state, wait channel and kernel stack
+#                        (default 0: none).  Tells a guest that froze from
+#                        one whose programs wait, and on what.
 #   --judge DIR          boot nothing: judge an existing results folder again.
 #
 # Environment: VM_QEMU_OPTS, extra qemu options (split on white space);
 # VM_KERNEL_ARGS, extra kernel command line parameters.
-# VM_CPU, the guests' -cpu (default max,-cx16; see the guest start below);
+# VM_CPU, the guests' -cpu (default max,-cx16,-la57; see the guest start
+# below);
 # VM_NOKASLR set empty boots the guests with KASLR.
 #
 # GUEST_SCRIPT runs in every guest, once all guests have set up their network,
@@ -89,6 +96,7 @@ mem=1024
 smp=1
 nic=virtio
 hub=0
+heartbeat=0
 judge_dir=
 
 usage() {
@@ -245,6 +253,7 @@ while [ $# -gt 0 ]; do
 	--boot-limit) boot_limit=${2:?}; shift 2 ;;
 	--nic) nic=${2:?}; shift 2 ;;
 	--hub) hub=1; shift ;;
+	--heartbeat) heartbeat=${2:?}; shift 2 ;;
 	--judge) judge_dir=${2:?}; shift 2 ;;
 	-h|--help) usage ;;
 	--) shift; break ;;
@@ -271,6 +280,7 @@ need_uint --timeout "$timeout_s" 30
 need_uint --mem "$mem" 256
 need_uint --smp "$smp" 1
 need_uint --boot-limit "$boot_limit" 10
+need_uint --heartbeat "$heartbeat" 0
 case $nic in
 virtio) nic_device=virtio-net-pci nic_driver=virtio_net ;;
 e1000) nic_device=e1000 nic_driver=e1000 ;;
@@ -378,6 +388,7 @@ guest_mac() {
 	printf 'RDS_VM_TIMEOUT=%q\n' "$timeout_s"
 	printf 'RDS_VM_NIC_DRIVER=%q\n' "$nic_driver"
 	printf 'RDS_VM_HOST_PATH=%q\n' "$PATH"
+	printf 'RDS_VM_HEARTBEAT=%q\n' "$heartbeat"
 	# Each guest's MAC address: guest-init.sh derives the peers' IPv6
 	# link-local addresses from them (EUI-64).
 	printf 'RDS_VM_MACS=('
@@ -463,9 +474,12 @@ for ((k = 1; k <= guests; k++)); do
 	# instruction's flags from a stale condition-code state.  Without
 	# cx16 SLUB runs no cmpxchg16b (Documentation/networking/
 	# rds_zc-testing.rst, "Guest kernels").  VM_NOKASLR set empty boots
-	# with KASLR.
+	# with KASLR.  No la57: with 5-level paging, an interrupt that comes
+	# while identify_cpu() has cleared boot_cpu_data's feature bits (LA57
+	# among them) makes the sanitizer kernel's KASAN take the 5-level
+	# direct map for wild memory (same section).
 	timeout -k 10 "$timeout_s" qemu-system-x86_64 \
-		-accel tcg -cpu "${VM_CPU:-max,-cx16}" -smp "$smp" -m "$mem" \
+		-accel tcg -cpu "${VM_CPU:-max,-cx16,-la57}" -smp "$smp" -m "$mem" \
 		-nodefaults -nographic -no-reboot -monitor none \
 		-serial "file:$g/console.log" \
 		-kernel "$kimage" -initrd "$initrd" \
