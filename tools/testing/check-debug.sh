@@ -127,10 +127,10 @@ for lane in $runs; do
 	# ACPI's _PRT, whose AML loop this kernel under TCG runs past ACPI's
 	# 30 s loop timeout: each device then had no legacy interrupt (e1000
 	# never came up) and the boot lost a minute.
-	VM_KERNEL_ARGS="kasan_multi_shot acpi=noirq${VM_KERNEL_ARGS:+ $VM_KERNEL_ARGS}" \
 	# --heartbeat 60: a run that stops making progress shows in the
 	# console log whether the guest's kernel still ran, and where each
 	# selftest program waited.
+	VM_KERNEL_ARGS="kasan_multi_shot acpi=noirq${VM_KERNEL_ARGS:+ $VM_KERNEL_ARGS}" \
 	tools/testing/vm/vm-run.sh --kernel "$rel" "${opts[@]}" --mem "$mem" \
 		--boot-limit 360 --heartbeat 60 --results "$results" \
 		-- "${script[@]}" \
