@@ -238,22 +238,23 @@ fi
 say "all guests ready; running: ${RDS_VM_CMD[*]}"
 
 # heartbeat PERIOD: every PERIOD seconds one kernel log record with the
-# uptime and the number of processes, after one record for each process
-# that sleeps uninterruptibly (state D) or runs a selftest (a command name
-# rds_*): its pid, state, command, wait channel and kernel stack.  Shell
+# uptime and the number of threads, after one record for each thread that
+# sleeps uninterruptibly (state D) or runs a selftest (a command name
+# rds_*): its pid/tid, state, command, wait channel and kernel stack.  Shell
 # builtins only, reading /proc and writing /dev/kmsg: it adds no 9p
 # traffic, so it shows a guest whose 9p stopped as it is, and its records
 # stop only when the guest's kernel does.
 heartbeat() {
-	local period=$1 d pid stat comm state wchan stack l up n
+	local period=$1 d tid stat comm state wchan stack l up n
 	mkfifo /run/rdsvm-heartbeat.fifo
 	exec 8<> /run/rdsvm-heartbeat.fifo
 	while :; do
 		# Nothing ever writes to the FIFO: read only waits.
 		read -r -t "$period" -u 8 _ || true
 		n=0
-		for d in /proc/[0-9]*; do
-			pid=${d#/proc/}
+		for d in /proc/[0-9]*/task/[0-9]*; do
+			tid=${d#/proc/}
+			tid=${tid/\/task\//\/}
 			read -r stat 2> /dev/null < "$d/stat" || continue
 			n=$((n + 1))
 			comm=${stat#*(}
@@ -273,10 +274,10 @@ heartbeat() {
 				case $l in *lockdep*) continue ;; esac
 				stack+=" $l"
 			done 2> /dev/null < "$d/stack"
-			echo "rdsvm-heartbeat g$node: $pid $state $comm wchan ${wchan:-0}:${stack:0:700}" > /dev/kmsg
+			echo "rdsvm-heartbeat g$node: $tid $state $comm wchan ${wchan:-0}:${stack:0:700}" > /dev/kmsg
 		done
 		read -r up _ < /proc/uptime
-		echo "rdsvm-heartbeat g$node: ${up}s, $n processes" > /dev/kmsg
+		echo "rdsvm-heartbeat g$node: ${up}s, $n threads" > /dev/kmsg
 	done
 }
 if [ "${RDS_VM_HEARTBEAT:-0}" -gt 0 ]; then

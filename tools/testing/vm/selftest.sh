@@ -74,8 +74,8 @@ expect_scan 1 "kmemleak report found" '[    1.5] kmemleak: 2 new suspected memor
 expect_scan 0 "kmemleak start-up line ignored" '[    0.5] kmemleak: Kernel memory leak detector initialized (mem pool available: 15000)'
 expect_scan 1 "Call Trace found" '[    1.5] Call Trace:'
 expect_scan 0 "lockdep kernel's start-up line ignored" "[    0.000000] rcu: $(printf '\t')RCU lockdep checking is enabled."
-expect_scan 0 "heartbeat record ignored" '[  900.5] rdsvm-heartbeat g2: 431 D rds_rdma_load wchan p9_client_rpc: p9_client_rpc lockdep_hardirqs_on_prepare'
-expect_scan 1 "WARNING: found after a heartbeat record" '[  900.5] rdsvm-heartbeat g2: 431 S rds_rdma_load wchan 0:
+expect_scan 0 "heartbeat record ignored" '[  900.5] rdsvm-heartbeat g2: 431/433 D rds_rdma_load wchan p9_client_rpc: p9_client_rpc lockdep_hardirqs_on_prepare'
+expect_scan 1 "WARNING: found after a heartbeat record" '[  900.5] rdsvm-heartbeat g2: 431/431 S rds_rdma_load wchan 0:
 [  900.6] WARNING: CPU: 0 PID: 431 at x'
 expect_scan 1 "lockdep turned off found" '[    1.5] INFO: lockdep is turned off.'
 expect_scan 1 "user-space WARNING: counts without --timestamped" 'test: WARNING: just text'

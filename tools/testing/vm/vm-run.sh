@@ -48,9 +48,9 @@
 #                        the run stops there, all guests, and says so,
 #                        rather than waiting out --timeout.
 #   --heartbeat SECS     every SECS seconds each guest writes to its kernel
-#                        log (not to 9p) its uptime and, for each process
+#                        log (not to 9p) its uptime and, for each thread
 #                        that sleeps uninterruptibly or is a selftest
-#                        program, its state, wait channel and kernel stack
+#                        program's, its state, wait channel and kernel stack
 #                        (default 0: none).  Tells a guest that froze from
 #                        one whose programs wait, and on what.
 #   --judge DIR          boot nothing: judge an existing results folder again.
