@@ -81,10 +81,17 @@ void rds_conn_msgs_done(struct list_head *list)
 	}
 }
 
-/* The whole map of our address, as the peer expects it (wire 7.1). */
+/*
+ * The whole map of our address, as the peer expects it (wire 7.1).  Its
+ * pages are zeroed: the copy sets only the congested ports' bits, and a
+ * page as the allocator left it would send the peer stale kernel memory
+ * and mark ports congested at random, whose senders then wait for a
+ * map that clears them.
+ */
 static struct rds_msg *rds_conn_cong_msg(struct rds_conn *conn)
 {
-	struct rds_msg *m = rds_msg_alloc(RDS_CONG_MAP_BYTES, GFP_KERNEL);
+	struct rds_msg *m = rds_msg_alloc(RDS_CONG_MAP_BYTES,
+					  GFP_KERNEL | __GFP_ZERO);
 
 	if (!m)
 		return NULL;

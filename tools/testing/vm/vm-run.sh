@@ -477,13 +477,16 @@ for ((k = 1; k <= guests; k++)); do
 	# with KASLR.  No la57: with 5-level paging, an interrupt that comes
 	# while identify_cpu() has cleared boot_cpu_data's feature bits (LA57
 	# among them) makes the sanitizer kernel's KASAN take the 5-level
-	# direct map for wild memory (same section).
+	# direct map for wild memory (same section).  init_on_alloc=0:
+	# Debian's kernels zero every page they hand out, upstream's default
+	# (and the sanitizer kernel) does not, and zeroing hides code that
+	# sends or uses memory it never wrote (same section).
 	timeout -k 10 "$timeout_s" qemu-system-x86_64 \
 		-accel tcg -cpu "${VM_CPU:-max,-cx16,-la57}" -smp "$smp" -m "$mem" \
 		-nodefaults -nographic -no-reboot -monitor none \
 		-serial "file:$g/console.log" \
 		-kernel "$kimage" -initrd "$initrd" \
-		-append "console=ttyS0 panic=-1${VM_NOKASLR- nokaslr} printk.time=1 rdsvm.node=$k${VM_KERNEL_ARGS:+ $VM_KERNEL_ARGS}" \
+		-append "console=ttyS0 panic=-1${VM_NOKASLR- nokaslr} init_on_alloc=0 printk.time=1 rdsvm.node=$k${VM_KERNEL_ARGS:+ $VM_KERNEL_ARGS}" \
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 		-virtfs "local,path=$results,mount_tag=results,security_model=none,multidevs=remap" \
 		-netdev "${netdev[k]}" \

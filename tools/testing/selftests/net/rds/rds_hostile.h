@@ -97,6 +97,9 @@ struct hp {
 	int read_status;	/* of the RDMA READ, -1 while none ended */
 	/* what node 1 sent us */
 	unsigned long long rx_frames, rx_acks, rx_cong, rx_bad;
+	/* congested ports in its maps that no case uses, and the first */
+	unsigned long long rx_cong_stray;
+	int rx_cong_stray_port;
 	uint64_t rx_ack;	/* the newest h_ack */
 	unsigned int nrx;
 	struct hp_rx rx[HP_LOG];
@@ -170,6 +173,7 @@ struct hcase {
 };
 
 void hc_begin(struct hcase *hc);
+void dirty_free_pages(void);
 void hc_middle(struct hcase *hc);
 void hc_end(struct hcase *hc, long long want_drops);
 

@@ -11,7 +11,8 @@
 /*
  * Well-formed frames arrive: a checksummed message, one with checksum 0
  * (unchecked), three fragments with ACK_REQUIRED, which node 1 must
- * acknowledge; and its congestion map came first.
+ * acknowledge; and its congestion map came first, holding no port that
+ * no socket binds, though node 1 had just freed pages full of set bits.
  */
 void test_wire_sane(void)
 {
@@ -22,6 +23,9 @@ void test_wire_sane(void)
 	struct hp h;
 
 	hc_begin(&hc);
+	if (node == 1)
+		dirty_free_pages();	/* before node 2 connects: its map */
+	sync_peer("dirtied");
 	if (node == 2) {
 		hp_open(&h, case_tos(0), 0, 0);
 		hp_msg(&h, 1, 100, P_VICTIM, 0, NULL);
@@ -46,6 +50,10 @@ void test_wire_sane(void)
 			    (unsigned long long)last, h.rx_frames, h.rx_acks);
 		EXPECT_TRUE(h.rx_cong >= 2, "%llu frames of a congestion map",
 			    h.rx_cong);
+		/* Node 1's maps carry only what it wrote in them. */
+		EXPECT_TRUE(h.rx_cong_stray == 0,
+			    "%llu congested ports in node 1's maps that no socket binds, the first %d",
+			    h.rx_cong_stray, h.rx_cong_stray_port);
 		EXPECT_EQ(h.rx_bad, 0);
 		EXPECT_TRUE(h.up, "node 1 dropped the connection");
 	} else {

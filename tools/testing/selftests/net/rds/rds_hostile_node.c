@@ -7,6 +7,8 @@
  */
 #include "rds_hostile.h"
 
+#include <sys/mman.h>
+
 int distro_victim(void)
 {
 	return !strcmp(modules_of(1), "distro");
@@ -262,6 +264,24 @@ static void honest_exchange(struct hcase *hc)
 			    "honest exchange: '%s' from %s, expected '%s'",
 			    buf, sin_str(&from), theirs);
 	}
+}
+
+/*
+ * Node 1: hand the kernel back 64 MiB of pages full of set bits, so that
+ * its next page allocations likely get them.  Debian's kernels zero each
+ * page they allocate; vm-run.sh boots the guests with init_on_alloc=0,
+ * and a page the kernel sends without writing all of it then shows.
+ */
+void dirty_free_pages(void)
+{
+	size_t len = 64UL << 20;
+	unsigned char *p;
+
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(p != MAP_FAILED, "mmap: %s", rt_errname(errno));
+	memset(p, 0xa5, len);
+	munmap(p, len);
 }
 
 /*

@@ -39,6 +39,32 @@ static int hp_post_recv(struct hp *h, unsigned int i)
 	return ibv_post_recv(h->id->qp, &wr, &bad);
 }
 
+/*
+ * One frame of a congestion map from node 1 (two frames make a map: the
+ * first holds ports 0 to 32767).  A port of node 1 can be congested only
+ * if a socket is bound to it, and node 1 binds only the cases' ports: a
+ * bit set anywhere else is memory node 1 sent without writing it.
+ */
+static void hp_rx_cong(struct hp *h, const unsigned char *map, uint32_t len)
+{
+	unsigned int first = (h->rx_cong % 2) * RDS_WIRE_FRAG * 8;
+	unsigned int byte, bit, port;
+
+	for (byte = 0; byte < len; byte++) {
+		if (!map[byte])
+			continue;
+		for (bit = 0; bit < 8; bit++) {
+			if (!(map[byte] & (1U << bit)))
+				continue;
+			port = first + byte * 8 + bit;
+			if (port >= PORT_BASE && port < PORT_BASE + 32 * 64)
+				continue;
+			if (!h->rx_cong_stray++)
+				h->rx_cong_stray_port = (int)port;
+		}
+	}
+}
+
 /* A frame node 1 sent: count it, remember its data messages. */
 static void hp_rx_frame(struct hp *h, unsigned int i, uint32_t byte_len)
 {
@@ -64,6 +90,8 @@ static void hp_rx_frame(struct hp *h, unsigned int i, uint32_t byte_len)
 		return;
 	}
 	if (hdr.flags == RDS_WIRE_F_CONG) {
+		hp_rx_cong(h, hp_recv_slot(h, i) + RDS_WIRE_HDR_LEN,
+			   byte_len - RDS_WIRE_HDR_LEN);
 		h->rx_cong++;
 		return;
 	}
