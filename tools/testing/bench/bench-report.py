@@ -427,16 +427,16 @@ def load_scale(res):
                 if not ok:
                     run["conn_failed"] += 1
                 for kv in ok:
-                    run["setup"].append(float(kv["value"]))
+                    setup = float(kv["value"])
+                    run["setup"].append(setup)
                     if "warm_us" in kv:
-                        run["warm"].append(float(kv["warm_us"]))
+                        warm = float(kv["warm_us"])
+                        run["warm"].append(warm)
                         # the cold round trip in warm ones of the same
                         # connection: what setup costs, the host's
                         # speed of that moment divided out
-                        if float(kv["warm_us"]) > 0:
-                            run["setup_rtts"].append(
-                                float(kv["value"]) * 1000 /
-                                float(kv["warm_us"]))
+                        if warm > 0:
+                            run["setup_rtts"].append(setup * 1000 / warm)
             for path in sorted(glob.glob(os.path.join(g, "stream-*.txt"))):
                 run["streams"] += 1
                 got = [kv for kv in results_in(path, "rdma_write_map")]

@@ -57,7 +57,9 @@ static void hp_rx_cong(struct hp *h, const unsigned char *map, uint32_t len)
 			if (!(map[byte] & (1U << bit)))
 				continue;
 			port = first + byte * 8 + bit;
-			if (port >= PORT_BASE && port < PORT_BASE + 32 * 64)
+			/* case_port(): cases 1 to n_cases, 32 ports each */
+			if (port >= port_base + 32U &&
+			    port < port_base + 32U * (n_cases + 1))
 				continue;
 			if (!h->rx_cong_stray++)
 				h->rx_cong_stray_port = (int)port;

@@ -79,6 +79,8 @@
 
 #include <linux/rds.h>
 
+#include "rds_test.h"
+
 #ifndef AF_RDS
 #define AF_RDS		21
 #endif
@@ -133,7 +135,6 @@ static long vmpin_end = -1;
 static const char *stop_file;
 static int use_map;
 static int faulty;		/* -F: ENOMEM is expected */
-static long time_scale = 1;	/* RDS_TIME_SCALE: slower kernels wait longer */
 static const struct timeval send_wait = { .tv_sec = 5 };
 static unsigned long enomem;
 
@@ -266,7 +267,7 @@ static int send_msg(struct lmsg *m, int level, int type, const void *cm,
 			enomem++;
 		else if ((errno != ENOBUFS && errno != EAGAIN &&
 			  errno != EINTR && errno != ETIMEDOUT) ||
-			 now_ms() - t0 > 120000 * time_scale)
+			 now_ms() - t0 > 120000L * rt_time_scale())
 			return errno;
 		send_retries++;
 		usleep(10000);
@@ -780,8 +781,6 @@ int main(int argc, char **argv)
 	 * congestion) comes back every 5 s, so that one that never could
 	 * ends in send_msg()'s time limit with an error, not in silence.
 	 */
-	if (getenv("RDS_TIME_SCALE") && atol(getenv("RDS_TIME_SCALE")) > 1)
-		time_scale = atol(getenv("RDS_TIME_SCALE"));
 	if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &send_wait,
 		       sizeof(send_wait))) {
 		perror("SO_SNDTIMEO");
