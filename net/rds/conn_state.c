@@ -103,13 +103,32 @@ static void rds_conn_watchdog_report(struct rds_conn *conn, u64 seq,
 }
 
 /*
+ * Whether @conn's sends still move: work requests are posted and one
+ * completed less than @timeout ago.  The peer then takes what we send,
+ * only more slowly than it acknowledges (a long send queue of large
+ * RDMAs on a slow host): waiting on is right.  A QP that stopped stops
+ * completing; a peer that takes but never acknowledges stops our sends
+ * once the send buffer is full; either way this turns false.
+ */
+static bool rds_conn_tx_moving(struct rds_conn *conn, unsigned long timeout)
+{
+	unsigned long idle = 0;
+	unsigned int posted = 0;
+
+	if (!conn->trans->conn_tx_state)
+		return false;
+	conn->trans->conn_tx_state(conn, &posted, &idle);
+	return posted && idle < timeout;
+}
+
+/*
  * A connection whose oldest message waits longer than unacked_timeout_ms
- * for its acknowledgment is dead even if the transport did not notice:
- * drop it, and the reconnect resends what the peer may not have.  A
- * soft-RoCE QP can stop moving in RTS, after its link went down or under
- * frame loss (6.12's rxe: its work requests stay posted and the peer
- * receives nothing more, rds_zc-testing.rst), and RDMA operations in
- * flight then end as RDS_RDMA_DROPPED.
+ * for its acknowledgment, while its sends do not move, is dead even if
+ * the transport did not notice: drop it, and the reconnect resends what
+ * the peer may not have.  A soft-RoCE QP can stop moving in RTS, after
+ * its link went down or under frame loss (6.12's rxe: its work requests
+ * stay posted and the peer receives nothing more, rds_zc-testing.rst),
+ * and RDMA operations in flight then end as RDS_RDMA_DROPPED.
  */
 void rds_conn_watchdog_work(struct work_struct *work)
 {
@@ -131,7 +150,7 @@ void rds_conn_watchdog_work(struct work_struct *work)
 		seq = m->seq;
 	}
 	spin_unlock_bh(&conn->lock);
-	if (waited) {
+	if (waited && !rds_conn_tx_moving(conn, timeout)) {
 		rds_stat_inc(RDS_STAT_CONN_ACK_TIMEOUT);
 		rds_conn_watchdog_report(conn, seq, waited);
 		rds_zc_conn_drop(conn, "no ACK progress");

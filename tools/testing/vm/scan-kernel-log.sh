@@ -25,6 +25,16 @@
 # kmemleak is not used because a kmemleak kernel names itself at boot),
 # list corruption, SLUB debug reports and any "Call Trace:".  Start-up lines
 # of a debug kernel that merely name a checker (BENIGN below) never count.
+#
+# Failures injected on purpose: a test that arms fault injection writes
+# "rdsvm-faults: armed ..." to /dev/kmsg, and "rdsvm-faults: disarmed"
+# after.  In between, the report of an allocation that failed (the
+# kernel's warn_alloc(): "page allocation failure:" or "vmalloc error:",
+# and fault injection's own "FAULT_INJECTION: forcing a failure.") with
+# its stack, up to the end of the stack ("</TASK>" or "<EOI>"), never
+# counts: the caller did not ask for silence, and the failure was meant.
+# Anything else in that window, a WARN() in an error path included,
+# still counts.
 
 set -euo pipefail
 
@@ -104,6 +114,22 @@ if [ "$timestamped" -eq 1 ]; then
 	regex="\\[ *[0-9]+\\.[0-9]+\\].*$regex"
 fi
 
+# injected FILE: the numbers of the lines that belong to the report of
+# an allocation failed on purpose (see the comment at the top), one a line.
+injected() {
+	awk '
+	/rdsvm-faults: armed/ { armed = 1; next }
+	/rdsvm-faults: disarmed/ { armed = 0; next }
+	armed && !in_rep && /(page allocation failure:|vmalloc error:|FAULT_INJECTION: forcing a failure)/ {
+		in_rep = 1; left = 200
+	}
+	in_rep {
+		print NR
+		if (/<\/TASK>|<EOI>/ || --left == 0)
+			in_rep = 0
+	}' "$1"
+}
+
 found=0
 printed=0
 for f in "$@"; do
@@ -111,8 +137,13 @@ for f in "$@"; do
 		echo "scan-kernel-log: cannot read $f" >&2
 		exit 2
 	fi
+	declare -A meant=()
+	while read -r n; do
+		meant[$n]=1
+	done < <(injected "$f")
 	# -a: console logs may hold stray control bytes; treat them as text.
 	while IFS= read -r line; do
+		[ -z "${meant[${line%%:*}]:-}" ] || continue
 		if [ ${#ignores[@]} -gt 0 ]; then
 			text=${line#*:}
 			skip=0
@@ -131,6 +162,7 @@ for f in "$@"; do
 			printed=$((printed + 1))
 		fi
 	done < <(grep -a -n -E -- "$regex" "$f" || true)
+	unset meant
 done
 
 if [ "$found" -eq 1 ] && [ "$printed" -ge "$MAX_LINES" ]; then

@@ -77,6 +77,25 @@ expect_scan 0 "lockdep kernel's start-up line ignored" "[    0.000000] rcu: $(pr
 expect_scan 0 "heartbeat record ignored" '[  900.5] rdsvm-heartbeat g2: 431/433 D rds_rdma_load wchan p9_client_rpc: p9_client_rpc lockdep_hardirqs_on_prepare'
 expect_scan 1 "WARNING: found after a heartbeat record" '[  900.5] rdsvm-heartbeat g2: 431/431 S rds_rdma_load wchan 0:
 [  900.6] WARNING: CPU: 0 PID: 431 at x'
+# An allocation failure's report, as warn_alloc() prints it.
+alloc_fail='[  358.2] kworker/u4:0: vmalloc error: size 262528, vm_struct allocation failed, mode:0xdc0(GFP_KERNEL|__GFP_ZERO)
+[  358.2] CPU: 0 UID: 0 PID: 12 Comm: kworker/u4:0 Tainted: G           O
+[  358.2] Call Trace:
+[  358.2]  <TASK>
+[  358.2]  ? lockdep_hardirqs_on_prepare+0x275/0x410
+[  358.2]  rds_ib_setup+0x25b/0x780 [rds_zc_ib]
+[  358.2]  </TASK>'
+expect_scan 0 "an allocation failed on purpose (armed) ignored" "[  300.0] rdsvm-faults: armed failslab
+$alloc_fail
+[  370.0] rdsvm-faults: disarmed"
+expect_scan 1 "an allocation failure found when nothing was armed" "$alloc_fail"
+expect_scan 1 "an allocation failure found after disarmed" "[  300.0] rdsvm-faults: armed failslab
+[  301.0] rdsvm-faults: disarmed
+$alloc_fail"
+expect_scan 1 "a WARN() while armed found" "[  300.0] rdsvm-faults: armed failslab
+$alloc_fail
+[  359.0] WARNING: CPU: 0 PID: 12 at net/rds/ib_cm.c:1 rds_ib_setup+0x1/0x2
+[  370.0] rdsvm-faults: disarmed"
 expect_scan 1 "lockdep turned off found" '[    1.5] INFO: lockdep is turned off.'
 expect_scan 1 "user-space WARNING: counts without --timestamped" 'test: WARNING: just text'
 expect_scan 0 "user-space WARNING: ignored with --timestamped" 'test: WARNING: just text' --timestamped

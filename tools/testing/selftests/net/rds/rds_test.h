@@ -276,6 +276,26 @@ static inline int rt_scaled_ms(int ms)
 	return ms * (int)rt_time_scale();
 }
 
+/*
+ * RDS_MEM_SCALE=N (1 to 20, default 1): on a kernel whose every slab
+ * object carries sanitizer metadata (KASAN redzones and quarantine,
+ * kmemleak's record of it), the same objects take N times the memory,
+ * so a bound on how much memory the kernel grew by is N times larger.
+ */
+static inline unsigned int rt_mem_scale(void)
+{
+	static unsigned int scale;
+	const char *env;
+	long v;
+
+	if (!scale) {
+		env = getenv("RDS_MEM_SCALE");
+		v = env ? atol(env) : 1;
+		scale = v >= 1 && v <= 20 ? (unsigned int)v : 1;
+	}
+	return scale;
+}
+
 /* Run one case in a child; print its TAP line; return its verdict. */
 static inline int rt_run_one(const struct rt_case *c, int num)
 {
