@@ -252,6 +252,20 @@ static inline void rt_sleep_ms(long ms)
 		;
 }
 
+/* The factor environment variable @name gives, 1 to 20 (else 1), read once. */
+static inline unsigned int rt_env_scale(const char *name, unsigned int *cache)
+{
+	const char *env;
+	long v;
+
+	if (!*cache) {
+		env = getenv(name);
+		v = env ? atol(env) : 1;
+		*cache = v >= 1 && v <= 20 ? (unsigned int)v : 1;
+	}
+	return *cache;
+}
+
 /*
  * RDS_TIME_SCALE=N (1 to 20, default 1): a slower kernel (the sanitizer
  * one of make check-debug, under TCG) gets N times every limit: each
@@ -260,15 +274,8 @@ static inline void rt_sleep_ms(long ms)
 static inline unsigned int rt_time_scale(void)
 {
 	static unsigned int scale;
-	const char *env;
-	long v;
 
-	if (!scale) {
-		env = getenv("RDS_TIME_SCALE");
-		v = env ? atol(env) : 1;
-		scale = v >= 1 && v <= 20 ? (unsigned int)v : 1;
-	}
-	return scale;
+	return rt_env_scale("RDS_TIME_SCALE", &scale);
 }
 
 static inline int rt_scaled_ms(int ms)
@@ -285,15 +292,8 @@ static inline int rt_scaled_ms(int ms)
 static inline unsigned int rt_mem_scale(void)
 {
 	static unsigned int scale;
-	const char *env;
-	long v;
 
-	if (!scale) {
-		env = getenv("RDS_MEM_SCALE");
-		v = env ? atol(env) : 1;
-		scale = v >= 1 && v <= 20 ? (unsigned int)v : 1;
-	}
-	return scale;
+	return rt_env_scale("RDS_MEM_SCALE", &scale);
 }
 
 /* Run one case in a child; print its TAP line; return its verdict. */
