@@ -33,6 +33,9 @@
 #include "trace.h"
 #include "transport.h"
 
+/* Registrations tried for a key the socket does not hold yet (rds_mr_map) */
+#define RDS_MR_KEY_TRIES	4
+
 /* ------------------------------------------------------- user pages */
 
 /*
@@ -372,23 +375,40 @@ out_free:
 int rds_mr_map(struct rds_sock *rs, const struct rds_iovec *vec,
 	       u64 cookie_addr, u64 flags, u64 *cookie, struct rds_mr **keep)
 {
-	struct rds_mr *mr = rds_mr_create(rs, vec, flags, !!keep);
+	unsigned int tries = 0;
+	struct rds_mr *mr;
 	u32 rkey;
 	int ret;
 
-	if (IS_ERR(mr))
-		return PTR_ERR(mr);
-	rkey = mr->rkey;
-	*cookie = rds_rdma_cookie(rkey, mr->offset);
-	if (keep) {
-		refcount_inc(&mr->refs);
-		*keep = mr;
-	}
-	ret = rds_mr_insert(rs, mr);
-	if (ret) {
-		rds_mr_put(mr);
-		goto out_keep;
-	}
+	/*
+	 * A key is unique on its device only.  After "rdma link del" and
+	 * "add", the socket may still hold MRs of the device that went,
+	 * and the new one hands out the same indexes: a new MR whose key
+	 * (index and random key byte) matches one of those cannot be filed
+	 * (-EBUSY, 1 in 256 per index both hold).  Register again: the
+	 * next MR has another index or key byte.
+	 */
+	do {
+		mr = rds_mr_create(rs, vec, flags, !!keep);
+		if (IS_ERR(mr))
+			return PTR_ERR(mr);
+		rkey = mr->rkey;
+		*cookie = rds_rdma_cookie(rkey, mr->offset);
+		if (keep) {
+			refcount_inc(&mr->refs);
+			*keep = mr;
+		}
+		ret = rds_mr_insert(rs, mr);
+		if (ret) {
+			rds_mr_put(mr);
+			if (keep) {
+				rds_mr_put(*keep);
+				*keep = NULL;
+			}
+		}
+	} while (ret == -EBUSY && ++tries < RDS_MR_KEY_TRIES);
+	if (ret)
+		return ret;
 	/*
 	 * From here on a concurrent RDS_FREE_MR or USE_ONCE release may
 	 * free @mr: only its key is used.

@@ -5,7 +5,9 @@
 # a socket bound to the address of an RDMA device is served by the IB
 # transport; one on 127.0.0.1 is not; removing the device while a socket
 # is bound is safe and local delivery keeps working; after removal the
-# address is served by local delivery; a device added back is used again.
+# address is served by local delivery; a device added back is used again;
+# keys a socket got from the device that went do not clash with the new
+# device's.
 #
 # Environment (from the bench): RDS_MODULES, RDS_ADDR.  Prints TAP.
 set -u
@@ -41,7 +43,7 @@ netdev_of() {	# the netdev under an RDMA link, e.g. eth0
 }
 
 cases=(ib_serves_device_address loopback_not_ib remove_device_with_bound_socket
-       removed_address_served_locally device_added_back)
+       removed_address_served_locally device_added_back keys_across_readd)
 if [ "${RDS_MODULES:-}" != ours ] || [ -z "${RDS_ADDR:-}" ]; then
 	echo "1..${#cases[@]}"
 	for c in "${cases[@]}"; do
@@ -81,5 +83,61 @@ expect_transport removed_address_served_locally "$RDS_ADDR" $RDS_TRANS_LOOP
 
 rdma link add "$DEV" type rxe netdev "$netdev" || echo "# rdma link add failed"
 expect_transport device_added_back "$RDS_ADDR" $RDS_TRANS_IB
+
+# A socket holds 1500 keys (RDS_GET_MR) while its device goes and comes
+# back, then asks for 1500 more.  A key is unique on its device only: the
+# new device numbers its MRs from the same indexes, and with the random
+# key byte 1 new key in 256 equals an old one the socket still holds.
+# Every registration must succeed all the same (before the fix, about 6
+# of them failed with EBUSY), every cookie be distinct, and RDS_FREE_MR
+# free all 3000, the old device's too.
+timeout 120 python3 -c '
+import ctypes, errno, mmap, socket, struct, subprocess, sys, time
+addr, dev, netdev, n = sys.argv[1], sys.argv[2], sys.argv[3], 1500
+SOL_RDS, RDS_GET_MR, RDS_FREE_MR = 276, 2, 3
+buf = mmap.mmap(-1, n * 4096)
+base = ctypes.addressof(ctypes.c_char.from_buffer(buf))
+out = ctypes.c_uint64()
+s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET)
+s.bind((addr, 0))
+def get_mr(i):
+    args = struct.pack("QQQQ", base + i * 4096, 4096, ctypes.addressof(out), 0)
+    s.setsockopt(SOL_RDS, RDS_GET_MR, args)
+    return out.value
+def register(what):
+    keys, errs = [], {}
+    for i in range(n):
+        try:
+            keys.append(get_mr(i))
+        except OSError as e:
+            errs[errno.errorcode[e.errno]] = errs.get(errno.errorcode[e.errno], 0) + 1
+    if errs:
+        print("# %s: RDS_GET_MR failed: %s" % (what, errs))
+    return keys, not errs
+old, ok1 = register("before the device went")
+subprocess.run(["rdma", "link", "del", dev], check=True)
+subprocess.run(["rdma", "link", "add", dev, "type", "rxe", "netdev", netdev], check=True)
+for _ in range(300):
+    t = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET)
+    t.bind((addr, 0))
+    if t.getsockopt(SOL_RDS, 8) == 0:
+        break
+    t.close()
+    time.sleep(0.1)
+new, ok2 = register("on the device added back")
+same = len(old) + len(new) - len(set(old) | set(new))
+if same:
+    print("# %d cookies twice" % same)
+freed = 0
+for c in old + new:
+    try:
+        s.setsockopt(SOL_RDS, RDS_FREE_MR, struct.pack("QQ", c, 0))
+        freed += 1
+    except OSError as e:
+        print("# RDS_FREE_MR of %#x: %s" % (c, e))
+print("# %d keys before, %d after, %d freed" % (len(old), len(new), freed))
+sys.exit(0 if ok1 and ok2 and not same and freed == 2 * n else 1)
+' "$RDS_ADDR" "$DEV" "$netdev"
+result $? keys_across_readd
 
 exit $((failed > 0))
