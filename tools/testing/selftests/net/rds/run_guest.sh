@@ -20,12 +20,21 @@
 # Environment (from vm-run.sh): RDS_NODE, RDS_NODES, RDS_ADDR, RDS_ADDR6,
 # RDS_LL6, RDS_IFINDEX, RDS_MODULES, RDS_MODULE_DIR, RDS_REPO, RESULTS.
 #
-# Arguments: "--only PROG,..." runs only the programs named (their names
-# below, e.g. rds_ipv6); --fuzz-seconds N gives each seed of rds_fuzz N
-# seconds and no limit on its calls, instead of its short default (the
-# long run of make check-debug).
+# Arguments: "--debug" first, for the sanitizer kernel of make
+# check-debug: every time limit RDS_TIME_SCALE times longer (default 6)
+# and every bound on the kernel's memory RDS_MEM_SCALE times larger
+# (default 4), as run_remote.sh --debug gives them; then "--only
+# PROG,..." runs only the programs named (their names below, e.g.
+# rds_ipv6); --fuzz-seconds N gives each seed of rds_fuzz N seconds and
+# no limit on its calls, instead of its short default (the long run of
+# make check-debug).
 
 set -u
+
+if [ "${1:-}" = --debug ]; then
+	export RDS_TIME_SCALE=${RDS_TIME_SCALE:-6} RDS_MEM_SCALE=${RDS_MEM_SCALE:-4}
+	shift
+fi
 
 only=
 if [ "${1:-}" = --only ]; then
