@@ -47,6 +47,13 @@ diag() {
 	done <<< "$*"
 }
 
+# The sanitizer kernel's scales (run_guest.sh and run_remote.sh --debug),
+# unless the environment gives others: time limits 6 times longer, bounds
+# on the kernel's memory 4 times larger (rds_test.h).
+sanitizer_scales() {
+	export RDS_TIME_SCALE=${RDS_TIME_SCALE:-6} RDS_MEM_SCALE=${RDS_MEM_SCALE:-4}
+}
+
 # A time limit in seconds, RDS_TIME_SCALE (default 1) times longer: a
 # slower kernel, the sanitizer one, gets more time.
 scaled() {	# scaled SECS

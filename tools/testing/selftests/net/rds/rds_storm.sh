@@ -539,12 +539,10 @@ failslab_range() {
 }
 
 failslab_on() {	# failslab_on PERCENT: on fs_range
-	local range=("${fs_range[@]}")
-
-	[ ${#range[@]} = 2 ] || return 1
+	[ ${#fs_range[@]} = 2 ] || return 1
 	# The last symbol's function is shorter than 64 KiB.
-	echo "0x${range[0]}" > "$FI/require-start" &&
-	printf '0x%x\n' $((0x${range[1]} + 0x10000)) > "$FI/require-end" &&
+	echo "0x${fs_range[0]}" > "$FI/require-start" &&
+	printf '0x%x\n' $((0x${fs_range[1]} + 0x10000)) > "$FI/require-end" &&
 	echo 32 > "$FI/stacktrace-depth" &&
 	echo N > "$FI/ignore-gfp-wait" &&
 	echo N > "$FI/task-filter" &&
@@ -555,7 +553,7 @@ failslab_on() {	# failslab_on PERCENT: on fs_range
 	echo "rdsvm-faults: armed failslab $1 %" > /dev/kmsg &&
 	echo "$1" > "$FI/probability" ||
 		return 1
-	diag "failslab: $1 % of the allocations from 0x${range[0]} to $(cat "$FI/require-end")"
+	diag "failslab: $1 % of the allocations from 0x${fs_range[0]} to $(cat "$FI/require-end")"
 }
 
 # The reports of allocations failed on purpose, up to the kernel log's

@@ -31,8 +31,9 @@
 
 set -u
 
+debug=0
 if [ "${1:-}" = --debug ]; then
-	export RDS_TIME_SCALE=${RDS_TIME_SCALE:-6} RDS_MEM_SCALE=${RDS_MEM_SCALE:-4}
+	debug=1
 	shift
 fi
 
@@ -63,6 +64,7 @@ fi
 
 # shellcheck source=lib_tap.sh
 . "$here/lib_tap.sh"
+[ "$debug" = 0 ] || sanitizer_scales
 
 echo "# RDS selftests on node ${RDS_NODE:-1} (${RDS_ADDR:-no address}), kernel $(uname -r), modules ${RDS_MODULES:-unset}"
 

@@ -63,7 +63,7 @@ fi
 debug=0
 if [ "${1:-}" = --debug ]; then
 	debug=1
-	export RDS_TIME_SCALE=${RDS_TIME_SCALE:-6} RDS_MEM_SCALE=${RDS_MEM_SCALE:-4}
+	sanitizer_scales
 	export RDS_STORM_FAILSLAB=1
 	shift
 fi
