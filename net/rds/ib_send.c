@@ -505,8 +505,16 @@ int rds_ib_xmit(struct rds_conn *conn, struct rds_msg *m, unsigned int *frag)
 		if (*frag == nr - 1)	/* the peer wakes on the last one */
 			wr.send_flags |= IB_SEND_SOLICITED;
 		if (m->op) {
-			/* The ACK waits for a READ's data if asked to. */
-			if (*frag == 0 && m->op->fence)
+			/*
+			 * The ACK waits for a READ, asked to or not: on a lost
+			 * response the device sends the READ again, and that
+			 * must not find the key the ACK released (USE_ONCE at
+			 * once, RDS_FREE_MR on it): the access error would
+			 * take the connection down.  Atomics only if asked:
+			 * the peer answers a repeated one from its record.
+			 */
+			if (*frag == 0 && (m->op->fence ||
+					   (!m->op->write && !m->op->is_atomic)))
 				wr.send_flags |= IB_SEND_FENCE;
 			slot->op_last = *frag == nr - 1;
 		}

@@ -4,6 +4,7 @@
  * cycle of a storage server, memory registration, and plain datagrams.
  *
  *   rds-zc-bench server -a ADDR [-p PORT] [--once] [--idle SECS]
+ *		[--no-fence]
  *   rds-zc-bench client -a ADDR -s SERVER [-p PORT] [--tests LIST] ...
  *
  * The server binds ADDR:PORT and answers what clients ask, one request per
@@ -20,8 +21,9 @@
  * rdma_{write,read}_{map,getmr,reuse}: the client sends a request naming
  *	its buffer (a cookie); the server RDMA-writes into it (or reads
  *	from it) with RDS_CMSG_RDMA_ARGS and RDS_RDMA_NOTIFY_ME and sends its
- *	ACK message in the same sendmsg(); the client receives the ACK and
- *	the buffer is free again.  The client's key comes from
+ *	ACK message in the same sendmsg(), a READ with RDS_RDMA_FENCE as
+ *	rds(7) advises (the server's --no-fence leaves it out); the client
+ *	receives the ACK and the buffer is free again.  The client's key comes from
  *	RDS_CMSG_RDMA_MAP with RDS_RDMA_USE_ONCE on the request (map), from
  *	RDS_GET_MR before and RDS_FREE_MR after every operation (getmr), or
  *	from one RDS_GET_MR per buffer kept for the whole point (reuse).
@@ -265,6 +267,7 @@ static struct {
 	long live_keys;			/* held during the RDMA points */
 	int have_live_keys;
 	int once;
+	int no_fence;			/* server: READs without RDS_RDMA_FENCE */
 	int idle;
 	const char *tag;
 } opt;
@@ -587,7 +590,8 @@ static void srv_rdma_op(int fd, const struct bench_msg *req,
 		.local_vec_addr = (uintptr_t)&local,
 		.nr_local = 1,
 		.flags = RDS_RDMA_NOTIFY_ME |
-			 (req->type == T_RDMA_WRITE ? RDS_RDMA_READWRITE : 0),
+			 (req->type == T_RDMA_WRITE ? RDS_RDMA_READWRITE :
+			  opt.no_fence ? 0 : RDS_RDMA_FENCE),
 		.user_token = token_of(req->seq, req->slot),
 	};
 	int err = 0;
@@ -687,8 +691,9 @@ static int run_server(void)
 	fd = rds_open(&opt.self, 4096, opt.bufsize, err, sizeof(err));
 	if (fd < 0)
 		die("%s", err);
-	printf("rds-zc-bench server on %s%s\n", addr_str(&opt.self, name),
-	       opt.once ? ", until the client's BYE" : "");
+	printf("rds-zc-bench server on %s%s%s\n", addr_str(&opt.self, name),
+	       opt.once ? ", until the client's BYE" : "",
+	       opt.no_fence ? ", READs without RDS_RDMA_FENCE" : "");
 	fflush(stdout);
 
 	for (;;) {
@@ -1775,6 +1780,7 @@ static void print_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: rds-zc-bench server -a ADDR [-p PORT] [--once] [--idle SECS]\n"
+		"                          [--no-fence]\n"
 		"       rds-zc-bench client -a ADDR -s SERVER [-p PORT] [options]\n"
 		"\n"
 		"Measures RDS (AF_RDS) between two hosts: the RDMA cycle of a storage\n"
@@ -1815,6 +1821,8 @@ static void print_usage(FILE *f)
 		"      --rcvbuf BYTES     server: SO_RCVBUF (default 16M)\n"
 		"      --once             server: exit after the client's BYE\n"
 		"      --idle SECS        server: exit after SECS without a message\n"
+		"      --no-fence         server: READs without RDS_RDMA_FENCE (their\n"
+		"                         ACK may overtake them; rds(7) advises the fence)\n"
 		"  -h, --help             this text\n"
 		"\n"
 		"Large messages need room in socket buffers: as root the tool forces\n"
@@ -1926,7 +1934,7 @@ static void parse_addr(union addr *a, const char *arg)
 enum {
 	O_TESTS = 256, O_DIRS, O_KEYS, O_SIZES, O_INFLIGHT, O_REG_SIZE,
 	O_REG_THREADS, O_SENDERS, O_TAG, O_RCVBUF, O_ONCE, O_IDLE,
-	O_LIVE_KEYS,
+	O_LIVE_KEYS, O_NO_FENCE,
 };
 
 static const struct option long_opts[] = {
@@ -1949,6 +1957,7 @@ static const struct option long_opts[] = {
 	{ "once", no_argument, NULL, O_ONCE },
 	{ "idle", required_argument, NULL, O_IDLE },
 	{ "live-keys", required_argument, NULL, O_LIVE_KEYS },
+	{ "no-fence", no_argument, NULL, O_NO_FENCE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -2052,6 +2061,9 @@ static void parse_options(int argc, char **argv)
 			break;
 		case O_ONCE:
 			opt.once = 1;
+			break;
+		case O_NO_FENCE:
+			opt.no_fence = 1;
 			break;
 		case O_IDLE:
 			v = parse_num(optarg);
