@@ -4,7 +4,8 @@
 # scan-kernel-log.sh - look for signs of kernel trouble in kernel logs.
 #
 # Usage: tools/testing/vm/scan-kernel-log.sh [--timestamped] [--ignore ERE]...
-#                                            [--max N] FILE...
+#                                            [--max N] [--foreign MODS
+#                                            [--kmemleak FILE]] FILE...
 #
 #   --timestamped  only count a match that follows a printk timestamp
 #                  ("[   12.345678] ") on its line.  Use it for serial console
@@ -13,10 +14,22 @@
 #   --ignore ERE   do not count lines that match this extended regular
 #                  expression (may be given more than once).
 #   --max N        print at most N offending lines (default 40; 0: all).
+#   --foreign MODS a report whose lines name a frame of one of these
+#                  modules (comma-separated: the distribution's rds,rds_rdma
+#                  in a run that pits ours against it) and none of ours
+#                  (rds_zc, rds_zc_ib) is that module's finding, not ours:
+#                  its lines are printed as "FILE:LINE:foreign: text" and
+#                  do not count.  A report runs from its first line to the
+#                  end of its stack ("</TASK>" or "<EOI>", 200 lines at
+#                  most).
+#   --kmemleak FILE with --foreign: kmemleak's report (kmemleak_check.sh's
+#                  kmemleak.txt); when it lists leaks and each has a frame
+#                  of those modules and none of ours, the kernel log's
+#                  "suspected memory leaks" line is foreign too.
 #
 # Exit status: 0 if no file shows trouble, 1 if one does (the offending lines,
 # the first 40 at most, are printed as "FILE:LINE: text"), 2 on a usage error
-# or an unreadable file.
+# or an unreadable file, 3 if the only reports are foreign ones.
 #
 # What counts as trouble: oopses and BUG()s, WARN()s, general protection
 # faults, KASAN/UBSAN/KFENCE reports, lockdep reports, suspicious RCU usage,
@@ -87,11 +100,21 @@ usage() {
 }
 
 timestamped=0
+foreign=
+kmemleak=
 ignores=("${BENIGN[@]}")
 while [ $# -gt 0 ]; do
 	case $1 in
 	--timestamped) timestamped=1; shift ;;
 	--ignore) [ $# -ge 2 ] || usage; ignores+=("$2"); shift 2 ;;
+	--foreign)
+		if [ $# -lt 2 ] || [[ ! $2 =~ ^[A-Za-z0-9_]+(,[A-Za-z0-9_]+)*$ ]]; then
+			usage
+		fi
+		foreign=$2
+		shift 2
+		;;
+	--kmemleak) [ $# -ge 2 ] || usage; kmemleak=$2; shift 2 ;;
 	--max)
 		if [ $# -lt 2 ] || [[ ! $2 =~ ^[0-9]+$ ]]; then
 			usage
@@ -130,17 +153,60 @@ injected() {
 	}' "$1"
 }
 
+# A frame of a foreign module, and one of ours ("func+0x../0x.. [mod]").
+foreign_re="\\[(${foreign//,/|})\\]"
+ours_re='\\[(rds_zc|rds_zc_ib)\\]'
+
+# foreign_reports FILE: the numbers of the lines of the reports in
+# foreign modules only (see --foreign), one a line.
+foreign_reports() {
+	[ -n "$foreign" ] || return 0
+	awk -v re="$regex" -v fre="$foreign_re" -v ore="$ours_re" '
+	function flush(  i) {
+		if (f && !o)
+			for (i = 1; i <= n; i++)
+				print nums[i]
+		n = 0; f = 0; o = 0; in_rep = 0
+	}
+	!in_rep && $0 ~ re { in_rep = 1; left = 200 }
+	in_rep {
+		nums[++n] = NR
+		if ($0 ~ ore) o = 1
+		if ($0 ~ fre) f = 1
+		if (/<\/TASK>|<EOI>/ || --left == 0)
+			flush()
+	}
+	END { flush() }' "$1"
+}
+
+# Does kmemleak's report hold leaks, each of them in foreign modules only?
+foreign_leaks() {
+	[ -n "$foreign" ] && [ -n "$kmemleak" ] && [ -r "$kmemleak" ] || return 1
+	awk -v fre="$foreign_re" -v ore="$ours_re" '
+	function close_rec() { if (recs && !(f && !o)) bad = 1; f = 0; o = 0 }
+	/^unreferenced object/ { close_rec(); recs++ }
+	recs && $0 ~ ore { o = 1 }
+	recs && $0 ~ fre { f = 1 }
+	END { close_rec(); exit !(recs && !bad) }' "$kmemleak"
+}
+leaks_foreign=0
+! foreign_leaks || leaks_foreign=1
+
 found=0
+foreign_found=0
 printed=0
 for f in "$@"; do
 	if [ ! -r "$f" ]; then
 		echo "scan-kernel-log: cannot read $f" >&2
 		exit 2
 	fi
-	declare -A meant=()
+	declare -A meant=() other=()
 	while read -r n; do
 		meant[$n]=1
 	done < <(injected "$f")
+	while read -r n; do
+		other[$n]=1
+	done < <(foreign_reports "$f")
 	# -a: console logs may hold stray control bytes; treat them as text.
 	while IFS= read -r line; do
 		[ -z "${meant[${line%%:*}]:-}" ] || continue
@@ -155,6 +221,16 @@ for f in "$@"; do
 			done
 			[ "$skip" -eq 0 ] || continue
 		fi
+		if [ -n "${other[${line%%:*}]:-}" ] ||
+		   { [ "$leaks_foreign" = 1 ] &&
+		     [[ ${line#*:} =~ suspected\ memory\ leak ]]; }; then
+			foreign_found=1
+			if [ "$printed" -lt "$MAX_LINES" ]; then
+				echo "$f:${line%%:*}:foreign:${line#*:}" | tr -d '\r'
+				printed=$((printed + 1))
+			fi
+			continue
+		fi
 		found=1
 		if [ "$printed" -lt "$MAX_LINES" ]; then
 			# Strip carriage returns that serial consoles add.
@@ -162,10 +238,13 @@ for f in "$@"; do
 			printed=$((printed + 1))
 		fi
 	done < <(grep -a -n -E -- "$regex" "$f" || true)
-	unset meant
+	unset meant other
 done
 
 if [ "$found" -eq 1 ] && [ "$printed" -ge "$MAX_LINES" ]; then
 	echo "(more lines not shown)"
+fi
+if [ "$found" -eq 0 ] && [ "$foreign_found" -eq 1 ]; then
+	exit 3
 fi
 exit "$found"

@@ -97,6 +97,39 @@ $alloc_fail
 [  359.0] WARNING: CPU: 0 PID: 12 at net/rds/ib_cm.c:1 rds_ib_setup+0x1/0x2
 [  370.0] rdsvm-faults: disarmed"
 expect_scan 1 "lockdep turned off found" '[    1.5] INFO: lockdep is turned off.'
+
+# --foreign: a report in the distribution's modules only is theirs.
+lockdep_in() {	# lockdep_in MODULE: a lockdep report, one frame in MODULE
+	printf '%s\n' '[  710.7] WARNING: possible recursive locking detected' \
+		'[  710.7] kworker/0:2/42 is trying to acquire lock:' \
+		'[  710.7] Call Trace:' '[  710.7]  <TASK>' \
+		'[  710.7]  rdma_destroy_id+0x16/0x20 [rdma_cm]' \
+		"[  710.7]  conn_create+0x33a/0x1030 [$1]" '[  710.7]  </TASK>'
+}
+expect_scan 3 "a report in a foreign module only: foreign (status 3)" \
+	"$(lockdep_in rds_rdma)" --foreign rds,rds_rdma
+expect_scan 1 "a report with a frame of ours is ours, foreign modules or not" \
+	"$(lockdep_in rds_rdma; lockdep_in rds_zc_ib)" --foreign rds,rds_rdma
+expect_scan 1 "a report in no module counts under --foreign" \
+	"$(lockdep_in rdma_cm)" --foreign rds,rds_rdma
+expect_scan 1 "without --foreign, a report in rds_rdma counts" "$(lockdep_in rds_rdma)"
+expect_scan 1 "a foreign report does not hide a WARN() after it" \
+	"$(lockdep_in rds)
+[  720.0] WARNING: CPU: 0 PID: 1 at kernel/x.c:1 f+0x1/0x2" --foreign rds,rds_rdma
+leak_rec() {	# leak_rec MODULE: one kmemleak record, allocated in MODULE
+	printf '%s\n' 'unreferenced object 0xffff88800e12e000 (size 1880):' \
+		'  backtrace (crc ad07df50):' '    sk_alloc+0x2b/0x910' \
+		"    rds_create+0x6f/0x5a0 [$1]" '    __sock_create+0x25e/0x680'
+}
+leak_line='[ 1464.6] kmemleak: 2 new suspected memory leaks (see /sys/kernel/debug/kmemleak)'
+leak_rec rds > "$tmp/leaks"
+leak_rec rds_rdma >> "$tmp/leaks"
+expect_scan 3 "leaks all in foreign modules (--kmemleak): foreign" "$leak_line" \
+	--foreign rds,rds_rdma --kmemleak "$tmp/leaks"
+leak_rec rds_zc >> "$tmp/leaks"
+expect_scan 1 "leaks, one of them ours (--kmemleak): ours" "$leak_line" \
+	--foreign rds,rds_rdma --kmemleak "$tmp/leaks"
+expect_scan 1 "leaks without their report: counted" "$leak_line" --foreign rds,rds_rdma
 expect_scan 1 "user-space WARNING: counts without --timestamped" 'test: WARNING: just text'
 expect_scan 0 "user-space WARNING: ignored with --timestamped" 'test: WARNING: just text' --timestamped
 expect_scan 1 "kernel WARNING: counts with --timestamped" '[    1.5] WARNING: CPU: 0 PID: 1 at x' --timestamped
