@@ -190,7 +190,9 @@ foreign_leaks() {
 	END { close_rec(); exit !(recs && !bad) }' "$kmemleak"
 }
 leaks_foreign=0
-! foreign_leaks || leaks_foreign=1
+if foreign_leaks; then
+	leaks_foreign=1
+fi
 
 found=0
 foreign_found=0
@@ -221,20 +223,19 @@ for f in "$@"; do
 			done
 			[ "$skip" -eq 0 ] || continue
 		fi
+		tag=
 		if [ -n "${other[${line%%:*}]:-}" ] ||
 		   { [ "$leaks_foreign" = 1 ] &&
 		     [[ ${line#*:} =~ suspected\ memory\ leak ]]; }; then
 			foreign_found=1
-			if [ "$printed" -lt "$MAX_LINES" ]; then
-				echo "$f:${line%%:*}:foreign:${line#*:}" | tr -d '\r'
-				printed=$((printed + 1))
-			fi
-			continue
+			tag=foreign:
+		else
+			found=1
 		fi
-		found=1
 		if [ "$printed" -lt "$MAX_LINES" ]; then
 			# Strip carriage returns that serial consoles add.
-			echo "$f:${line//$'\r'/}"
+			line=${line//$'\r'/}
+			echo "$f:${line%%:*}:$tag${line#*:}"
 			printed=$((printed + 1))
 		fi
 	done < <(grep -a -n -E -- "$regex" "$f" || true)

@@ -750,7 +750,7 @@ if [ ${#cases[@]} = 0 ]; then
 		if failslab_ready; then
 			cases+=(slab_storm)
 		else
-			result 1 "slab_storm: RDS_STORM_FAILSLAB=1, but the kernel has no failslab stack filter"
+			result 1 "slab_storm: RDS_STORM_FAILSLAB=1, but the kernel has no failslab and fail_page_alloc stack filter"
 		fi
 	fi
 	cases+=(leaks)
