@@ -75,6 +75,7 @@ void rds_conn_connect_work(struct work_struct *work)
 	    rds_conn_set_state(conn, RDS_CONN_DOWN, RDS_CONN_CONNECTING,
 			       "connect")) {
 		rds_stat_inc(RDS_STAT_CONN_CONNECT);
+		clear_bit(RDS_CONN_RACE_REFUSED, &conn->flags);
 		ret = conn->trans->conn_connect(conn);
 		if (ret)
 			rds_zc_conn_drop(conn, "connect failed");
@@ -226,8 +227,12 @@ out:
  * race ends in one round: the end with the lower address yields, gives
  * up its own attempt and accepts; the higher one refuses, and its own
  * request is the one accepted.  The distribution refuses whenever it is
- * connecting (wire 1.5), so against it as the lower end both refuse and
- * the random back-off settles it, as between two of its own.
+ * connecting (wire 1.5).  Against it as the higher end both refuse, and
+ * its refusal of our request tells us so (rds_zc_conn_refused()): in
+ * the next race we yield.  Left to the random back-off, the duel never
+ * ends where one connect attempt lasts longer than the longest back-off
+ * (the distribution's is at most a second; a sanitizer kernel under
+ * emulation takes longer).
  *
  * Context: any.
  * Return: 0 if the caller now owns the connect (state CONNECTING),
@@ -249,10 +254,12 @@ int rds_zc_conn_accept(struct rds_conn *conn)
 		rds_zc_conn_drop(conn, "peer reconnects");
 		break;
 	case RDS_CONN_CONNECTING:
-		if (ipv6_addr_cmp(&conn->laddr, &conn->faddr) < 0) {
+		if (ipv6_addr_cmp(&conn->laddr, &conn->faddr) < 0 ||
+		    test_and_clear_bit(RDS_CONN_RACE_YIELD_NEXT, &conn->flags)) {
 			rds_stat_inc(RDS_STAT_CONN_RACE_YIELD);
 			return -EINPROGRESS;
 		}
+		set_bit(RDS_CONN_RACE_REFUSED, &conn->flags);
 		rds_stat_inc(RDS_STAT_CONN_RACE_REFUSE);
 		break;
 	default:	/* going down: the peer retries */
@@ -261,6 +268,26 @@ int rds_zc_conn_accept(struct rds_conn *conn)
 	return -EBUSY;
 }
 EXPORT_SYMBOL_GPL(rds_zc_conn_accept);
+
+/**
+ * rds_zc_conn_refused() - the peer refused our connect request
+ * @conn: a connection whose own attempt the peer turned down
+ *
+ * Where this attempt refused the peer's racing request, the peer did not
+ * yield to us although our address is the higher one: it refuses
+ * whenever it connects (the distribution does).  The next race is then
+ * ours to yield (rds_zc_conn_accept()).  The caller drops @conn.
+ *
+ * Context: any.
+ */
+void rds_zc_conn_refused(struct rds_conn *conn)
+{
+	if (!test_and_clear_bit(RDS_CONN_RACE_REFUSED, &conn->flags))
+		return;
+	rds_stat_inc(RDS_STAT_CONN_RACE_REFUSED);
+	set_bit(RDS_CONN_RACE_YIELD_NEXT, &conn->flags);
+}
+EXPORT_SYMBOL_GPL(rds_zc_conn_refused);
 
 /**
  * rds_zc_conn_connected() - the transport connection is established
@@ -276,6 +303,7 @@ void rds_zc_conn_connected(struct rds_conn *conn)
 		return;
 	rds_stat_inc(RDS_STAT_CONN_UP);
 	WRITE_ONCE(conn->reconnect_delay, 0);
+	clear_bit(RDS_CONN_RACE_YIELD_NEXT, &conn->flags);
 	set_bit(RDS_CONN_CONG_PENDING, &conn->flags);
 	/* Being destroyed: queue nothing (see rds_conn_destroy()). */
 	if (test_bit(RDS_CONN_DEAD, &conn->flags))

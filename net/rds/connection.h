@@ -90,6 +90,8 @@ enum {
 	RDS_CONN_RECONNECT_PENDING,	/* connect_w is queued */
 	RDS_CONN_CONG_PENDING,		/* send our map before the next message */
 	RDS_CONN_DEAD,			/* being destroyed: no more work */
+	RDS_CONN_RACE_REFUSED,		/* this attempt refused the peer's */
+	RDS_CONN_RACE_YIELD_NEXT,	/* the peer does not yield: we do */
 };
 
 struct rds_conn {
@@ -153,6 +155,7 @@ struct rds_conn *rds_zc_conn_get(struct net *net, const struct in6_addr *laddr,
 				 u32 dev_if, const struct rds_transport *trans);
 void rds_zc_conn_put(struct rds_conn *conn);
 int rds_zc_conn_accept(struct rds_conn *conn);
+void rds_zc_conn_refused(struct rds_conn *conn);
 void rds_zc_conn_connected(struct rds_conn *conn);
 void rds_zc_conn_drop(struct rds_conn *conn, const char *reason);
 void rds_zc_conn_acked(struct rds_conn *conn, u64 seq);

@@ -39,6 +39,7 @@ static const char * const rds_stat_names[RDS_STAT_NR] = {
 	[RDS_STAT_CONN_RECONNECT]	= "conn_reconnect_queued",
 	[RDS_STAT_CONN_RACE_YIELD]	= "conn_race_yield",
 	[RDS_STAT_CONN_RACE_REFUSE]	= "conn_race_refuse",
+	[RDS_STAT_CONN_RACE_REFUSED]	= "conn_race_refused",
 	[RDS_STAT_CONN_REAPED]	= "conn_reaped",
 	[RDS_STAT_SEND_QUEUED]	= "send_queued",
 	[RDS_STAT_SEND_XMIT]	= "send_xmit",

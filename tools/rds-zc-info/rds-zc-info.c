@@ -477,6 +477,7 @@ static const struct counter_desc reconnect_counters[] = {
 	{ "conn_reconnect_queued", "reconnects queued" },
 	{ "conn_race_yield", "connect races yielded" },
 	{ "conn_race_refuse", "connect races refused" },
+	{ "conn_race_refused", "connect races the peer refused too" },
 	{ "ib_conn_refused_addr", "IB connects refused: address" },
 };
 

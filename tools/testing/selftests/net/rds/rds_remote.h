@@ -40,6 +40,7 @@ void test_cong_blocking_1to2(void);
 void test_cong_blocking_2to1(void);
 void test_flow_control(void);
 void test_connect_race_rule(void);
+void test_connect_duel(void);
 void test_info_connections(void);
 void test_info_ib_connections(void);
 int distro(int k);

@@ -6,6 +6,10 @@
  */
 #include "rds_remote.h"
 
+#include <net/if.h>
+#include <stdbool.h>
+#include <sys/ioctl.h>
+
 /* ------------------------------------------------------- flow control */
 
 /*
@@ -60,25 +64,134 @@ void test_flow_control(void)
 /*
  * When both ends connect at once, our module decides by address: the
  * lower end yields and accepts, the higher end refuses (the peer's
- * attempt gives way to its own).  Whatever races the cases above had,
- * the lower end never refused and the higher never yielded.
+ * attempt gives way to its own).  Against our own module, whatever races
+ * the cases above had, the lower end never refused and the higher never
+ * yielded.  The distribution refuses whenever it connects: where it is
+ * the lower end, each refusal of ours that it answers with its own
+ * (conn_race_refused) lets us yield once, in the next race, and at no
+ * other time; so we yield no more often than that, and a duel lasts no
+ * more rounds than that either.
  */
 void test_connect_race_rule(void)
 {
 	int fd = rds_socket();
 	long long yield = rds_counter(fd, "conn_race_yield");
 	long long refuse = rds_counter(fd, "conn_race_refuse");
+	long long refused = rds_counter(fd, "conn_race_refused");
+	bool lower = ntohl(addr_self.s_addr) < ntohl(addr_peer.s_addr);
 
 	close(fd);
 	sync_peer("done");
 	if (strcmp(modules_of(node), "ours"))
 		rt_skip("the distribution refuses every request while connecting");
-	rt_diag("conn_race_yield %lld, conn_race_refuse %lld", yield, refuse);
-	ASSERT_TRUE(yield >= 0 && refuse >= 0, "no conn_race_* counters");
-	if (ntohl(addr_self.s_addr) < ntohl(addr_peer.s_addr))
+	rt_diag("conn_race_yield %lld, conn_race_refuse %lld, conn_race_refused %lld",
+		yield, refuse, refused);
+	ASSERT_TRUE(yield >= 0 && refuse >= 0 && refused >= 0,
+		    "no conn_race_* counters");
+	if (lower) {
 		EXPECT_EQ(refuse, 0);
-	else
+		EXPECT_EQ(refused, 0);
+	} else if (!strcmp(modules_of(3 - node), "ours")) {
 		EXPECT_EQ(yield, 0);
+		EXPECT_EQ(refused, 0);
+	} else {
+		EXPECT_TRUE(yield <= refused,
+			    "yielded %lld times, the peer refused only %lld",
+			    yield, refused);
+		EXPECT_TRUE(refused <= refuse,
+			    "%lld refusals of the peer's, %lld of ours",
+			    refuse, refused);
+	}
+}
+
+/*
+ * Both ends open a connection at the same moment over a slow link: each
+ * sends a message to the other on a TOS no case used before, so that on
+ * both sides the connection is new and down, with a one-way delay of
+ * DUEL_DELAY_MS on both links (tc netem), so that each request arrives
+ * while its receiver is still connecting.  The messages must arrive.
+ * A new connection reconnects at once or after a few milliseconds for
+ * its first ten attempts (the random back-off starts at 1 ms on both
+ * modules), so without the address rule every round is a race: the
+ * distribution refuses whenever it connects, and as the lower end it
+ * kept refusing our module, higher and refusing too, round after round
+ * (make check-debug's distro,ours lane, 2026-11-27).  Our module, where
+ * it runs, may refuse once before it yields: never twice without a
+ * yield between (conn_race_refuse at most conn_race_yield + 1); as the
+ * lower end it never refuses, and against our own module the higher end
+ * never yields.
+ */
+#define DUEL_TOS	5
+#define DUEL_DELAY_MS	400
+#define DUEL_WAIT_MS	90000
+
+/* netem's delay on this node's link to the peer; 0 removes it. */
+static int duel_delay(int ms)
+{
+	const char *idx = getenv("RDS_IFINDEX");
+	char dev[IF_NAMESIZE], cmd[160];
+
+	if (!idx || !if_indextoname(atoi(idx), dev))
+		snprintf(dev, sizeof(dev), "eth0");
+	if (ms)
+		snprintf(cmd, sizeof(cmd),
+			 "modprobe sch_netem 2>/dev/null; tc qdisc add dev %s root netem delay %dms",
+			 dev, ms);
+	else
+		snprintf(cmd, sizeof(cmd), "tc qdisc del dev %s root", dev);
+	return system(cmd);
+}
+
+void test_connect_duel(void)
+{
+	const char *me = modules_of(node), *peer = modules_of(peer_node);
+	bool ours = !strcmp(me, "ours");
+	bool lower = ntohl(addr_self.s_addr) < ntohl(addr_peer.s_addr);
+	long long y0 = 0, r0 = 0, y1, r1, t0, ms;
+	struct sockaddr_in to = peer_port(0);
+	char mine[32], theirs[32], got[64];
+	int fd = rds_bound(0, NULL), delayed;
+	rds_tos_t tos = DUEL_TOS;
+	long n;
+
+	ASSERT_SYS_OK(ioctl(fd, SIOCRDSSETTOS, &tos));
+	if (ours) {
+		y0 = rds_counter(fd, "conn_race_yield");
+		r0 = rds_counter(fd, "conn_race_refuse");
+	}
+	snprintf(mine, sizeof(mine), "duel from node %d", node);
+	snprintf(theirs, sizeof(theirs), "duel from node %d", peer_node);
+	set_rcvtimeo(fd, DUEL_WAIT_MS);
+	sync_peer("bound");
+	/* From here to the delay's removal nothing may end the case. */
+	delayed = duel_delay(DUEL_DELAY_MS);
+	t0 = rt_now_ms();
+	EXPECT_EQ(sendto(fd, mine, strlen(mine), 0, (struct sockaddr *)&to,
+			 sizeof(to)), (long)strlen(mine));
+	n = recv(fd, got, sizeof(got), 0);
+	ms = rt_now_ms() - t0;
+	if (!delayed)
+		duel_delay(0);
+	sync_peer("received");
+	EXPECT_EQ(delayed, 0);
+	ASSERT_TRUE(n >= 0, "no message from node %d in %lld ms: %s",
+		    peer_node, ms, rt_errname(errno));
+	EXPECT_TRUE(n == (long)strlen(theirs) && !memcmp(got, theirs, n),
+		    "%ld bytes, not \"%s\"", n, theirs);
+	rt_diag("%s (%s) against %s: the peer's message after %lld ms",
+		me, lower ? "lower" : "higher", peer, ms);
+	if (!ours)
+		return;
+	y1 = rds_counter(fd, "conn_race_yield") - y0;
+	r1 = rds_counter(fd, "conn_race_refuse") - r0;
+	rt_diag("races: yielded %lld, refused %lld", y1, r1);
+	if (lower)
+		EXPECT_EQ(r1, 0);
+	else if (!strcmp(peer, "ours"))
+		EXPECT_EQ(y1, 0);
+	EXPECT_TRUE(r1 <= y1 + 1, "refused %lld races, yielded in %lld",
+		    r1, y1);
+	close(fd);
 }
 
 /* The next message on fd must be a pong: empty, from the peer's port 0. */

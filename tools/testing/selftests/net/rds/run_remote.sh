@@ -99,7 +99,12 @@ if ! out=$(make -s -C "$here" 2>&1); then
 else
 	export RDS_NODE RDS_NODES RDS_ADDR RDS_PEER_ADDR RDS_MODULES RDS_MODULES_ALL RDS_MODULE_DIR RESULTS
 	export RDS_ADDR6 RDS_PEER_ADDR6 RDS_LL6 RDS_PEER_LL6 RDS_IFINDEX
-	wanted rds_remote && run_prog rds_remote 240 "$here/rds_remote"
+	wanted rds_remote && run_prog rds_remote 390 "$here/rds_remote"
+	# connect_duel's delay on the link, should the case have died first.
+	for dev in /sys/class/net/*; do
+		[ "$(cat "$dev/ifindex")" = "${RDS_IFINDEX:-}" ] &&
+			tc qdisc del dev "${dev##*/}" root 2> /dev/null
+	done
 	wanted rds_rdma && run_prog rds_rdma 300 "$here/rds_rdma"
 	wanted rds_ipv6 && run_prog rds_ipv6 120 "$here/rds_ipv6" -r
 	wanted rds_faults && run_prog rds_faults 480 "$here/rds_faults.sh" "$@"
