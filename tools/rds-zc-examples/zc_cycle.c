@@ -441,6 +441,47 @@ static void free_mr(int fd, uint64_t cookie)
 		die("client", "RDS_FREE_MR");
 }
 
+/*
+ * Client: wait until RDS has taken every message of ours off its send
+ * queue.  close() withdraws what is still queued there (the
+ * distribution's RDS does the same), and a message is queued rather than
+ * sent at once when sendmsg() finds the connection's send work busy, as
+ * it is right after a reconnect: a "bye" sent just before exit can be
+ * lost so, and the server then waits for it in vain (the likeliest cause
+ * of a failure in make check on 2026-11-27, right after the probe's
+ * reconnect; the run kept too little of the server's output to tell).
+ * RDS6_INFO_SEND_MESSAGES lists the messages not yet sent, of both
+ * families (IPv4 addresses mapped); once ours is not among them, it is
+ * on its way, and close() no longer touches it.
+ */
+static void linger(int fd, const union rds_addr *self)
+{
+	static struct rds6_info_message rows[256];
+	uint16_t port = self->sa.sa_family == AF_INET6 ?
+			self->sin6.sin6_port : self->sin.sin_port;
+	struct timespec tick = { 0, 10 * 1000 * 1000 };
+	int i, k, n, each, queued;
+	socklen_t len;
+
+	for (i = 0; i < WAIT_S * 100; i++) {
+		len = sizeof(rows);
+		each = getsockopt(fd, SOL_RDS, RDS6_INFO_SEND_MESSAGES, rows,
+				  &len);
+		if (each <= 0 && errno != ENOSPC)
+			die("client", "getsockopt(RDS6_INFO_SEND_MESSAGES)");
+		queued = each <= 0;	/* a full table: look again */
+		n = each > 0 ? len / each : 0;
+		for (k = 0; k < n && !queued; k++)
+			queued = rows[k].lport == port;
+		if (!queued)
+			return;
+		nanosleep(&tick, NULL);
+	}
+	fprintf(stderr, "client: our last message still queued after %d s\n",
+		WAIT_S);
+	exit(1);
+}
+
 static void ask(int fd, const union rds_addr *server, uint32_t kind,
 		uint32_t round, uint64_t cookie, size_t len)
 {
@@ -551,6 +592,7 @@ static int run_client(const union rds_addr *self,
 		printf("client: and our buffer is unchanged\n");
 	}
 	ask(fd, server, REQ_BYE, 0, 0, 0);
+	linger(fd, self);
 	free(buf);
 	return failed;
 }
