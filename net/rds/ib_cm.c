@@ -660,8 +660,7 @@ static int rds_ib_cm_handler(struct rdma_cm_id *id,
 	case RDMA_CM_EVENT_REJECTED:
 		if (ic->active)
 			rds_zc_conn_refused(ic->conn);
-		rds_zc_conn_drop(ic->conn, rdma_event_msg(event->event));
-		break;
+		fallthrough;
 	case RDMA_CM_EVENT_ADDR_ERROR:
 	case RDMA_CM_EVENT_ROUTE_ERROR:
 	case RDMA_CM_EVENT_CONNECT_ERROR:

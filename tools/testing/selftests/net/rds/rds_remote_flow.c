@@ -61,6 +61,12 @@ void test_flow_control(void)
 	sync_peer("done");
 }
 
+/* Whether this node's address is the lower one, which yields a race. */
+static bool self_is_lower(void)
+{
+	return ntohl(addr_self.s_addr) < ntohl(addr_peer.s_addr);
+}
+
 /*
  * When both ends connect at once, our module decides by address: the
  * lower end yields and accepts, the higher end refuses (the peer's
@@ -78,7 +84,7 @@ void test_connect_race_rule(void)
 	long long yield = rds_counter(fd, "conn_race_yield");
 	long long refuse = rds_counter(fd, "conn_race_refuse");
 	long long refused = rds_counter(fd, "conn_race_refused");
-	bool lower = ntohl(addr_self.s_addr) < ntohl(addr_peer.s_addr);
+	bool lower = self_is_lower();
 
 	close(fd);
 	sync_peer("done");
@@ -91,7 +97,7 @@ void test_connect_race_rule(void)
 	if (lower) {
 		EXPECT_EQ(refuse, 0);
 		EXPECT_EQ(refused, 0);
-	} else if (!strcmp(modules_of(3 - node), "ours")) {
+	} else if (!strcmp(modules_of(peer_node), "ours")) {
 		EXPECT_EQ(yield, 0);
 		EXPECT_EQ(refused, 0);
 	} else {
@@ -146,7 +152,7 @@ void test_connect_duel(void)
 {
 	const char *me = modules_of(node), *peer = modules_of(peer_node);
 	bool ours = !strcmp(me, "ours");
-	bool lower = ntohl(addr_self.s_addr) < ntohl(addr_peer.s_addr);
+	bool lower = self_is_lower();
 	long long y0 = 0, r0 = 0, y1, r1, t0, ms;
 	struct sockaddr_in to = peer_port(0);
 	char mine[32], theirs[32], got[64];
@@ -180,8 +186,10 @@ void test_connect_duel(void)
 		    "%ld bytes, not \"%s\"", n, theirs);
 	rt_diag("%s (%s) against %s: the peer's message after %lld ms",
 		me, lower ? "lower" : "higher", peer, ms);
-	if (!ours)
+	if (!ours) {
+		close(fd);
 		return;
+	}
 	y1 = rds_counter(fd, "conn_race_yield") - y0;
 	r1 = rds_counter(fd, "conn_race_refuse") - r0;
 	rt_diag("races: yielded %lld, refused %lld", y1, r1);
