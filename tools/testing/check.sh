@@ -80,6 +80,11 @@ pass=0
 fail=0
 skip=0
 
+# Every failure again at the end, right before the totals: a CI summary
+# that keeps only the head and the tail of this output still shows them.
+recap=$logs/recap.txt
+: > "$recap"
+
 # count_ok LINE: an "ok" result passed, or was skipped.
 count_ok() {
 	if [[ $1 =~ \#[[:space:]]*(SKIP|skip) ]]; then
@@ -97,6 +102,10 @@ result() {	# result STATUS DESCRIPTION [LOG]
 		echo "not ok - $2"
 		fail=$((fail + 1))
 		[ -n "${3:-}" ] && sed 's/^/#   /' "$3" | tail -n 40
+		{
+			echo "not ok - $2"
+			[ -n "${3:-}" ] && sed 's/^/#   /' "$3" | tail -n 3
+		} >> "$recap"
 	fi
 }
 
@@ -199,7 +208,8 @@ run_tap() {
 			for c in "${ctx[@]:from}"; do
 				echo "# $1: $c"
 			done
-			echo "not ok - $1: ${line#not ok }"; fail=$((fail + 1)); n=$((n + 1)); ctx=() ;;
+			echo "not ok - $1: ${line#not ok }"; fail=$((fail + 1)); n=$((n + 1)); ctx=()
+			echo "not ok - $1: ${line#not ok }" >> "$recap" ;;
 		"#"*) ctx+=("${line#\# }") ;;
 		esac
 	done < "$log"
@@ -226,15 +236,19 @@ run_vm() {	# run_vm NAME GUEST_SCRIPT [vm-run.sh options] [-- script args]
 	done
 	[ $# -gt 0 ] && shift
 	tools/testing/vm/vm-run.sh "${opts[@]}" -- "$script" "$@" > "$log" 2>&1
-	local st=$? n=0 min=${MIN_RESULTS[$name]:-1} why=0
+	local st=$? n=0 min=${MIN_RESULTS[$name]:-1} why=0 rwhy=0
 	# vm-run.sh's own failures ("kernel log clean") are followed by
 	# "#   " lines that say why (the offending kernel lines): keep 40.
 	while IFS= read -r line; do
 		case $line in
-		"ok - "*) echo "ok - $name: ${line#ok - }"; count_ok "$line"; n=$((n + 1)); why=0 ;;
-		"not ok - "*) echo "not ok - $name: ${line#not ok - }"; fail=$((fail + 1)); n=$((n + 1)); why=40 ;;
-		"#   "*) [ "$why" -gt 0 ] && echo "# $name: ${line#\#   }" && why=$((why - 1)) ;;
-		*) why=0 ;;
+		"ok - "*) echo "ok - $name: ${line#ok - }"; count_ok "$line"; n=$((n + 1)); why=0; rwhy=0 ;;
+		"not ok - "*) echo "not ok - $name: ${line#not ok - }"; fail=$((fail + 1)); n=$((n + 1)); why=40
+			echo "not ok - $name: ${line#not ok - }" >> "$recap"; rwhy=2 ;;
+		"#   "*)
+			[ "$why" -gt 0 ] && echo "# $name: ${line#\#   }" && why=$((why - 1))
+			[ "$rwhy" -gt 0 ] && echo "# $name: ${line#\#   }" >> "$recap" && rwhy=$((rwhy - 1))
+			;;
+		*) why=0; rwhy=0 ;;
 		esac
 	done < "$log"
 	[ "$n" -ge "$min" ] ||
@@ -298,5 +312,11 @@ if [ "${CHECK_GUESTS:-1}" != 0 ]; then
 	done
 fi
 
+if [ -s "$recap" ]; then
+	echo "# the failures again (their diagnostics are above):"
+	head -n 24 "$recap" | sed 's/^/#   /'
+	n=$(wc -l < "$recap")
+	[ "$n" -le 24 ] || echo "#   ... and $((n - 24)) more lines in $recap"
+fi
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

@@ -59,6 +59,7 @@ struct rt_case {
 /* Shared between the parent and the case's child. */
 struct rt_shared {
 	char skip_reason[256];
+	char first_failure[256];	/* put into the "not ok" line */
 };
 
 /*
@@ -117,15 +118,34 @@ rt_diag(const char *fmt, ...)
 static inline void __attribute__((format(printf, 3, 4)))
 rt_fail_at(const char *file, int line, const char *fmt, ...)
 {
+	char msg[sizeof(rt_shared->first_failure)];
 	va_list ap;
+	char *c;
 
-	printf("# %s: %s:%d: ", rt_case_name ? rt_case_name : "?", file, line);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputc('\n', stdout);
+	printf("# %s: %s:%d: %s\n", rt_case_name ? rt_case_name : "?", file,
+	       line, msg);
 	fflush(stdout);
 	rt_failures++;
+	/*
+	 * The first failure also goes into the result's name: a summary
+	 * that keeps only the result lines (make check's) still says why.
+	 * A '#' there would start a TAP directive.
+	 */
+	if (rt_shared && !rt_shared->first_failure[0]) {
+		char *ff = rt_shared->first_failure;
+		size_t n, size = sizeof(rt_shared->first_failure);
+		const char *base = strrchr(file, '/');
+
+		n = (size_t)snprintf(ff, size, "%s:%d: ",
+				     base ? base + 1 : file, line);
+		for (c = msg; *c && n + 1 < size; c++)
+			ff[n++] = *c == '#' || *c == '\n' ? ' ' : *c;
+		if (n < size)
+			ff[n] = '\0';
+	}
 }
 
 #define rt_fail(...)	rt_fail_at(__FILE__, __LINE__, __VA_ARGS__)
@@ -357,16 +377,28 @@ static inline int rt_run_one(const struct rt_case *c, int num)
 		       rt_shared->skip_reason);
 		verdict = RT_EXIT_SKIP;
 	} else {
+		char why[64] = "";
+
 		if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
-			rt_diag("%s: timed out after %u s", c->name, timeout);
+			snprintf(why, sizeof(why), "timed out after %u s",
+				 timeout);
 		else if (WIFSIGNALED(status))
-			rt_diag("%s: killed by %s", c->name,
-				rt_signame(WTERMSIG(status)));
+			snprintf(why, sizeof(why), "killed by %s",
+				 rt_signame(WTERMSIG(status)));
 		else if (WIFEXITED(status) &&
 			 WEXITSTATUS(status) != RT_EXIT_FAIL)
-			rt_diag("%s: exited with status %d", c->name,
-				WEXITSTATUS(status));
-		printf("not ok %d - %s\n", num, c->name);
+			snprintf(why, sizeof(why), "exited with status %d",
+				 WEXITSTATUS(status));
+		if (why[0])
+			rt_diag("%s: %s", c->name, why);
+		/* the first failed check, then how the case ended */
+		printf("not ok %d - %s", num, c->name);
+		if (rt_shared->first_failure[0])
+			printf(": %s", rt_shared->first_failure);
+		if (why[0])
+			printf("%s%s", rt_shared->first_failure[0] ? "; " : ": ",
+			       why);
+		putchar('\n');
 		verdict = RT_EXIT_FAIL;
 	}
 	fflush(stdout);
