@@ -43,10 +43,12 @@ REMOTE_PAIRINGS="distro,distro ours,ours ours,distro distro,ours"
 # net.rds.ib.flow_control on; run_remote.sh --credits).
 REMOTE_PAIRINGS+=" ours,ours:credits ours,distro:credits"
 CREDITS_RING=32
-# On 6.12 as well: ours on both guests (about 4.5 minutes).  Not yet ours
-# against the distribution's: on 6.12 their connection does not come
-# back after rds_rdma's link_dropped (2026-11-24, being looked into).
-REMOTE_PAIRINGS_6_12="ours,ours"
+# On 6.12 as well: ours on both guests (about 4.5 minutes), and ours
+# against the distribution's (about 4 minutes).  The latter once failed
+# to reconnect after rds_rdma's link_dropped: the cut used to add and
+# delete a qdisc under traffic, which kills rxe's GSI QP on 6.12
+# (lib_faults.sh, netem_arm); the cuts now change a netem's loss instead.
+REMOTE_PAIRINGS_6_12="ours,ours ours,distro"
 
 # The fewest results each guest run may report (vm-run.sh's lines: every
 # case of every program, skips included, and the two about the guest
@@ -66,6 +68,7 @@ declare -A MIN_RESULTS=(
 	[remote-ours-ours-credits-6.1]=279
 	[remote-ours-distro-credits-6.1]=225
 	[remote-ours-ours-6.12]=279
+	[remote-ours-distro-6.12]=225
 	# tools/testing/dkms-check.sh, its whole plan: 1 + 2 x 10 + 2
 	[dkms]=23
 )

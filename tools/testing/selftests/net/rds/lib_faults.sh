@@ -14,6 +14,9 @@
 #   fault_note KIND [N]   one line for "make reliability": N (1) faults of
 #                         KIND were injected and done, "# fault_diag
 #                         kind=KIND n=N" (tools/testing/reliability.sh)
+#   netem_arm             put a lossless netem on $netdev, while the link
+#                         is quiet; netem_loss PCT then changes its loss
+#                         in place; netem_disarm removes it, while quiet
 #
 # The sourcing script sets DEV (the rxe device), netdev (its interface),
 # pids=() and BARRIER (the path of guest-barrier.sh).
@@ -43,6 +46,43 @@ wait_for() {	# wait_for SECS COMMAND...
 
 fault_note() {	# fault_note KIND [N]
 	echo "# fault_diag kind=$1 n=${2:-1}"
+}
+
+# A cut while RDS traffic flows must not add or delete a qdisc then.
+# Grafting a root qdisc deactivates the device for a moment, and a frame
+# sent meanwhile meets the noop qdisc, which answers NET_XMIT_CN.  rxe
+# on 6.12 takes that for a failed transmit and moves the sending QP to
+# the error state.  For the GSI QP (QP1, every CM message) nothing brings
+# it back: rxe completes the failed send as flushed, so ib_mad never
+# runs its recovery (SQE to RTS), and that node answers no connect
+# request again until rxe is re-added.  A real link cut loses frames on
+# the wire; so the cut changes the loss of a netem armed beforehand.
+NETEM_LIMIT=100000	# packets; above any burst of the bench
+
+netem_arm() {
+	local out
+
+	modprobe sch_netem 2>/dev/null
+	if ! out=$(tc qdisc replace dev "$netdev" root netem loss 0% \
+		   limit "$NETEM_LIMIT" 2>&1); then
+		diag "tc qdisc replace dev $netdev root netem loss 0%: $out"
+		return 1
+	fi
+}
+
+netem_loss() {	# netem_loss PERCENT
+	local out
+
+	if ! out=$(tc qdisc change dev "$netdev" root netem loss "$1%" \
+		   limit "$NETEM_LIMIT" 2>&1); then
+		diag "tc qdisc change dev $netdev root netem loss $1%: $out"
+		return 1
+	fi
+}
+
+netem_disarm() {
+	tc qdisc del dev "$netdev" root 2>/dev/null
+	return 0
 }
 
 rxe_active() {

@@ -255,26 +255,20 @@ fault_link_down() {
 # Frames that eth0 sends vanish for 3 s (netem, 100 % loss), while the
 # link stays up: a cut the local stack does not see, like a cable pulled at
 # a switch.  The peer's frames still arrive, but every ACK is lost too.
+# The netem is armed before the streams and removed after them
+# (netem_arm in lib_faults.sh says why).
 fault_link_cut() {
-	local out
-
-	if ! out=$(tc qdisc add dev "$netdev" root netem loss 100% 2>&1); then
-		diag "tc qdisc add dev $netdev root netem loss 100%: $out"
-		return 1
-	fi
+	netem_loss 100 || return 1
 	sleep 3
-	if ! out=$(tc qdisc del dev "$netdev" root 2>&1); then
-		diag "tc qdisc del dev $netdev root: $out"
-		return 1
-	fi
+	netem_loss 0 || return 1
 	fault_note link_cut
 }
 
 case_link_cut() {
 	fault_desc="every frame $netdev sends lost for 3 s"
-	# loaded now so that the cut lasts 3 s, not 3 s and a module load
-	modprobe sch_netem 2>/dev/null
+	netem_arm
 	two_streams link_cut 4 1 fault_link_cut
+	netem_disarm
 }
 
 # The node whose link goes down: the first that runs our modules (the

@@ -194,6 +194,8 @@ uint64_t server_cookie_ack(struct pair *p);
 
 #define CUT_S		15
 
+void link_arm(void);
+void link_disarm(void);
 pid_t link_cut(void);
 void link_restored(pid_t restore);
 void needs_ours(int k, const char *why);

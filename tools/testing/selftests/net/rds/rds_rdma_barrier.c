@@ -206,6 +206,8 @@ void test_op_barrier_drop(void)
 	int i, dropped = 0;
 
 	needs_ours(2, "no operation ids or barriers");
+	if (node != 1)
+		link_arm();
 	pair_start(&p, 1);
 	if (p.owner) {
 		owner_of_failure(&p, 0, 0);
@@ -229,4 +231,5 @@ void test_op_barrier_drop(void)
 	link_restored(restore);
 	fail_server_after(&p, -1, 0, 1);
 	pair_end(&p);
+	link_disarm();
 }

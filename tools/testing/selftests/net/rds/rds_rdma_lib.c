@@ -728,6 +728,29 @@ uint64_t server_cookie_ack(struct pair *p)
 }
 
 /*
+ * The cut changes the loss of a netem that link_arm() put on eth0 while
+ * the link was quiet, and link_disarm() removes it once quiet again:
+ * adding or deleting a root qdisc while RDS traffic flows opens a moment
+ * in which a frame meets the noop qdisc (NET_XMIT_CN), and rxe on 6.12
+ * then moves the sending QP to the error state, for good when it is the
+ * GSI QP that carries the CM's messages (lib_faults.sh, netem_arm).
+ */
+#define NETEM	"tc qdisc change dev eth0 root netem limit 100000 loss "
+
+void link_arm(void)
+{
+	ASSERT_TRUE(!system("modprobe sch_netem 2>/dev/null; "
+			    "tc qdisc replace dev eth0 root netem limit 100000 loss 0%"),
+		    "tc qdisc replace dev eth0 root netem failed");
+}
+
+void link_disarm(void)
+{
+	EXPECT_TRUE(!system("tc qdisc del dev eth0 root"),
+		    "tc qdisc del dev eth0 root failed");
+}
+
+/*
  * Lose every frame this node sends for CUT_S seconds (the bench's guests
  * carry RDS over eth0).  Return: the process that ends the loss.
  */
@@ -735,15 +758,14 @@ pid_t link_cut(void)
 {
 	pid_t restore;
 
-	ASSERT_TRUE(!system("tc qdisc add dev eth0 root netem loss 100%"),
-		    "tc qdisc add dev eth0 root netem loss 100%% failed");
+	ASSERT_TRUE(!system(NETEM "100%"), NETEM "100%% failed");
 	restore = fork();
 	if (restore == 0) {
 		sleep(CUT_S);
-		_exit(system("tc qdisc del dev eth0 root") ? 1 : 0);
+		_exit(system(NETEM "0%") ? 1 : 0);
 	}
 	if (restore < 0) {
-		EXPECT_TRUE(!system("tc qdisc del dev eth0 root"), "tc del");
+		EXPECT_TRUE(!system(NETEM "0%"), NETEM "0%% failed");
 		rt_fail("fork: %s", rt_errname(errno));
 		rt_abort();
 	}
@@ -756,8 +778,7 @@ void link_restored(pid_t restore)
 	int st;
 
 	ASSERT_EQ(waitpid(restore, &st, 0), restore);
-	EXPECT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st),
-		    "tc qdisc del dev eth0 root failed");
+	EXPECT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st), NETEM "0%% failed");
 }
 
 /* Skip the case where node k runs the distribution's module, saying why. */

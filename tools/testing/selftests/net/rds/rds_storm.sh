@@ -442,25 +442,19 @@ case_lossy() {
 	check_counts "$name"
 }
 
-fault_cut() {	# frames sent vanish for 2 s
-	local out
-
-	if ! out=$(tc qdisc add dev "$netdev" root netem loss 100% 2>&1); then
-		diag "tc qdisc add dev $netdev root netem loss 100%: $out"
-		return 1
-	fi
+# Frames sent vanish for 2 s: the loss of a netem armed before the load
+# (netem_arm in lib_faults.sh).
+fault_cut() {
+	netem_loss 100 || return 1
 	sleep 2
-	if ! out=$(tc qdisc del dev "$netdev" root 2>&1); then
-		diag "tc qdisc del dev $netdev root: $out"
-		return 1
-	fi
+	netem_loss 0
 }
 
 case_storm_link() {
 	local name=storm_link k rpid spid rc=0 all=() m=()
 	local rport=$((PORT + 200 + me)) sport=$((PORT + 210 + me))
 
-	modprobe sch_netem 2>/dev/null
+	[ "$me" = 1 ] && netem_arm
 	bg "$work/$name.recv" "$STREAM" recv -b "$RDS_ADDR:$rport" \
 		-f "$RDS_PEER_ADDR:$((PORT + 210 + peer))" -T "$(scaled 120)"
 	rpid=$!
@@ -501,6 +495,7 @@ case_storm_link() {
 	judge "$rpid" "$work/$name.recv" "$name: stream from node $peer arrived whole, in order, once"
 	touch "$work/$name.received"
 	judge "$spid" "$work/$name.send" "$name: stream to node $peer sent without error"
+	[ "$me" = 1 ] && netem_disarm
 	barrier "$name-done" || result 1 "$name: both guests done"
 	check_counts "$name"
 }
@@ -643,7 +638,7 @@ failslab_off() {
 case_slab_storm() {
 	local name=slab_storm k rc=0 all=() m=() n np armed
 
-	modprobe sch_netem 2>/dev/null
+	[ "$me" = 1 ] && netem_arm
 	failslab_range
 	if [ "$me" = 2 ]; then
 		for k in 70 71; do
@@ -693,6 +688,7 @@ case_slab_storm() {
 		judge "${all[$k]%%:*}" "${all[$k]#*:}" \
 			"$name: load pair $((70 + k)) ended clean through the failures"
 	done
+	[ "$me" = 1 ] && netem_disarm
 	barrier "$name-done" || { result 1 "$name: both guests done"; return; }
 	clean_pair "$name" 72 2
 	check_counts "$name"

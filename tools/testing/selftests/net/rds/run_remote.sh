@@ -92,6 +92,17 @@ export RDS_CREDITS=$credits
 
 echo "# two-guest RDS selftests on node $RDS_NODE ($RDS_ADDR, modules ${RDS_MODULES:-unset} of ${RDS_MODULES_ALL:-unset}${credits:+, credits $credits}), peer $RDS_PEER_ADDR, kernel $(uname -r)"
 
+# A qdisc that a case left on the bench's link (a netem).
+drop_netem() {
+	local dev
+
+	for dev in /sys/class/net/*; do
+		[ "$(cat "$dev/ifindex")" = "${RDS_IFINDEX:-}" ] &&
+			tc qdisc del dev "${dev##*/}" root 2> /dev/null
+	done
+	return 0
+}
+
 # The programs come from the host's build; make only fills in what is missing.
 if ! out=$(make -s -C "$here" 2>&1); then
 	echo "# $out" | sed '2,$s/^/# /'
@@ -101,11 +112,10 @@ else
 	export RDS_ADDR6 RDS_PEER_ADDR6 RDS_LL6 RDS_PEER_LL6 RDS_IFINDEX
 	wanted rds_remote && run_prog rds_remote 390 "$here/rds_remote"
 	# connect_duel's delay on the link, should the case have died first.
-	for dev in /sys/class/net/*; do
-		[ "$(cat "$dev/ifindex")" = "${RDS_IFINDEX:-}" ] &&
-			tc qdisc del dev "${dev##*/}" root 2> /dev/null
-	done
+	drop_netem
 	wanted rds_rdma && run_prog rds_rdma 300 "$here/rds_rdma"
+	# The lossless netem of link_arm(), should a case have died with it.
+	drop_netem
 	wanted rds_ipv6 && run_prog rds_ipv6 120 "$here/rds_ipv6" -r
 	wanted rds_faults && run_prog rds_faults 480 "$here/rds_faults.sh" "$@"
 	# RDMA load through faults, then leak checks (ours on both nodes).
