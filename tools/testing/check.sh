@@ -102,13 +102,10 @@ result() {	# result STATUS DESCRIPTION [LOG]
 		echo "ok - $2"
 		pass=$((pass + 1))
 	else
-		echo "not ok - $2"
+		echo "not ok - $2" | tee -a "$recap"
 		fail=$((fail + 1))
 		[ -n "${3:-}" ] && sed 's/^/#   /' "$3" | tail -n 40
-		{
-			echo "not ok - $2"
-			[ -n "${3:-}" ] && sed 's/^/#   /' "$3" | tail -n 3
-		} >> "$recap"
+		[ -n "${3:-}" ] && sed 's/^/#   /' "$3" | tail -n 3 >> "$recap"
 	fi
 }
 
@@ -211,8 +208,8 @@ run_tap() {
 			for c in "${ctx[@]:from}"; do
 				echo "# $1: $c"
 			done
-			echo "not ok - $1: ${line#not ok }"; fail=$((fail + 1)); n=$((n + 1)); ctx=()
-			echo "not ok - $1: ${line#not ok }" >> "$recap" ;;
+			echo "not ok - $1: ${line#not ok }" | tee -a "$recap"
+			fail=$((fail + 1)); n=$((n + 1)); ctx=() ;;
 		"#"*) ctx+=("${line#\# }") ;;
 		esac
 	done < "$log"
@@ -245,8 +242,8 @@ run_vm() {	# run_vm NAME GUEST_SCRIPT [vm-run.sh options] [-- script args]
 	while IFS= read -r line; do
 		case $line in
 		"ok - "*) echo "ok - $name: ${line#ok - }"; count_ok "$line"; n=$((n + 1)); why=0; rwhy=0 ;;
-		"not ok - "*) echo "not ok - $name: ${line#not ok - }"; fail=$((fail + 1)); n=$((n + 1)); why=40
-			echo "not ok - $name: ${line#not ok - }" >> "$recap"; rwhy=2 ;;
+		"not ok - "*) echo "not ok - $name: ${line#not ok - }" | tee -a "$recap"
+			fail=$((fail + 1)); n=$((n + 1)); why=40; rwhy=2 ;;
 		"#   "*)
 			[ "$why" -gt 0 ] && echo "# $name: ${line#\#   }" && why=$((why - 1))
 			[ "$rwhy" -gt 0 ] && echo "# $name: ${line#\#   }" >> "$recap" && rwhy=$((rwhy - 1))

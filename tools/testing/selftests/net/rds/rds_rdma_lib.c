@@ -735,12 +735,13 @@ uint64_t server_cookie_ack(struct pair *p)
  * then moves the sending QP to the error state, for good when it is the
  * GSI QP that carries the CM's messages (lib_faults.sh, netem_arm).
  */
-#define NETEM	"tc qdisc change dev eth0 root netem limit 100000 loss "
+#define NETEM_ARGS	"root netem limit 100000 loss "	/* lib_faults.sh's limit */
+#define NETEM		"tc qdisc change dev eth0 " NETEM_ARGS
 
 void link_arm(void)
 {
 	ASSERT_TRUE(!system("modprobe sch_netem 2>/dev/null; "
-			    "tc qdisc replace dev eth0 root netem limit 100000 loss 0%"),
+			    "tc qdisc replace dev eth0 " NETEM_ARGS "0%"),
 		    "tc qdisc replace dev eth0 root netem failed");
 }
 
