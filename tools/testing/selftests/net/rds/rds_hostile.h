@@ -56,6 +56,13 @@
 #define HP_RECV_SLOTS	64
 #define HP_LOG		64	/* node 1's data messages remembered */
 #define HP_READ_LEN	64
+/*
+ * The READs and atomics we serve for node 1 at once (responder
+ * resources) and have outstanding at it (initiator depth): different, so
+ * that node 1's reply shows which it bounded by which.
+ */
+#define HP_RD_RESP	1
+#define HP_RD_INIT	2
 #define WR_RECV		(1ULL << 62)
 #define WR_READ		(1ULL << 61)
 
@@ -95,6 +102,8 @@ struct hp {
 	unsigned long long posted, done;	/* sends posted, completed */
 	int err;		/* status of the first failed send, or 0 */
 	int read_status;	/* of the RDMA READ, -1 while none ended */
+	/* node 1's reply: its initiator depth and responder resources */
+	int peer_rd_init, peer_rd_resp;
 	/* what node 1 sent us */
 	unsigned long long rx_frames, rx_acks, rx_cong, rx_bad;
 	/* congested ports in its maps that no case uses, and the first */

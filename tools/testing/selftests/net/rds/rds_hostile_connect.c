@@ -20,11 +20,11 @@ static struct in_addr third_host(void)
 }
 
 /*
- * Node 2: one request with @priv; return the event that answers it.  A
- * connection it makes is closed at once.
+ * Node 2: one request with @priv; return the event that answers it, and
+ * in *@up the connection it made as it came up.  It is closed at once.
  */
 static enum rdma_cm_event_type send_request(const struct rds_wire_priv *priv,
-					    int *status)
+					    int *status, struct hp *up)
 {
 	enum rdma_cm_event_type type;
 	struct hp h;
@@ -32,6 +32,8 @@ static enum rdma_cm_event_type send_request(const struct rds_wire_priv *priv,
 	memset(&h, 0, sizeof(h));
 	h.read_status = -1;
 	type = hp_try_open(&h, priv, status);
+	if (up)
+		*up = h;
 	hp_close(&h);
 	return type;
 }
@@ -76,7 +78,7 @@ static void lie(enum lie which)
 			break;
 		}
 		rds_wire_priv_fill(&p, from.s_addr, to.s_addr, 0, 0, 0);
-		type = send_request(&p, &status);
+		type = send_request(&p, &status, NULL);
 		EXPECT_TRUE(type == RDMA_CM_EVENT_REJECTED,
 			    "a request for %08x to %08x got %s (status %d)",
 			    ntohl(p.saddr), ntohl(p.daddr),
@@ -125,21 +127,42 @@ void test_dst_loopback(void)
 	lie(DST_LOOPBACK);
 }
 
-/* The honest request gets through: the refusals above are about lies. */
+/*
+ * The honest request gets through: the refusals above are about lies.
+ * Node 1's reply keeps to what the request offered: no more READs and
+ * atomics outstanding at us than we serve (HP_RD_RESP), no more served
+ * than we may have outstanding (HP_RD_INIT).  A responder with fewer
+ * resources than its peer's initiator depth forgets the oldest READ,
+ * and a retry of that READ after a lost response is then dropped until
+ * the requester's retries run out.
+ */
 void test_honest_request(void)
 {
 	enum rdma_cm_event_type type;
 	struct rds_wire_priv p;
+	struct hp up;
 	int status;
 
 	sync_peer("ready");
 	if (node == 2) {
 		rds_wire_priv_fill(&p, addr_self.s_addr, addr_peer.s_addr,
 				   HONEST_TOS, 0, 0);
-		type = send_request(&p, &status);
+		type = send_request(&p, &status, &up);
 		EXPECT_TRUE(type == RDMA_CM_EVENT_ESTABLISHED,
 			    "an honest request got %s (status %d)",
 			    rdma_event_str(type), status);
+		if (type == RDMA_CM_EVENT_ESTABLISHED) {
+			rt_diag("node 1's initiator depth %d, responder resources %d",
+				up.peer_rd_init, up.peer_rd_resp);
+			EXPECT_TRUE(up.peer_rd_init >= 1 &&
+				    up.peer_rd_init <= HP_RD_RESP,
+				    "node 1's initiator depth %d, we serve %d",
+				    up.peer_rd_init, HP_RD_RESP);
+			EXPECT_TRUE(up.peer_rd_resp >= 1 &&
+				    up.peer_rd_resp <= HP_RD_INIT,
+				    "node 1's responder resources %d, we may have %d outstanding",
+				    up.peer_rd_resp, HP_RD_INIT);
+		}
 	}
 	sync_peer("done");
 }

@@ -225,7 +225,8 @@ static void hp_free(struct hp *h)
 
 /* The next event on @ch within @ms; its type and status. */
 static int cm_wait(struct rdma_event_channel *ch, int ms,
-		   enum rdma_cm_event_type *type, int *status)
+		   enum rdma_cm_event_type *type, int *status,
+		   struct rdma_conn_param *conn)
 {
 	struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
 	struct rdma_cm_event *ev;
@@ -236,6 +237,8 @@ static int cm_wait(struct rdma_event_channel *ch, int ms,
 		return -1;
 	*type = ev->event;
 	*status = ev->status;
+	if (conn)
+		*conn = ev->param.conn;
 	rdma_ack_cm_event(ev);
 	return 0;
 }
@@ -247,7 +250,7 @@ static void cm_expect(struct rdma_event_channel *ch,
 	enum rdma_cm_event_type type;
 	int status;
 
-	ASSERT_TRUE(!cm_wait(ch, CM_WAIT_MS, &type, &status),
+	ASSERT_TRUE(!cm_wait(ch, CM_WAIT_MS, &type, &status, NULL),
 		    "%s: no event within %d ms", what, CM_WAIT_MS);
 	ASSERT_TRUE(type == want, "%s: %s (status %d), not %s", what,
 		    rdma_event_str(type), status, rdma_event_str(want));
@@ -288,11 +291,12 @@ enum rdma_cm_event_type hp_try_open_sa(struct hp *h, const void *priv,
 	struct rdma_conn_param param = {
 		.private_data = priv,
 		.private_data_len = len,
-		.responder_resources = 1,
-		.initiator_depth = 1,
+		.responder_resources = HP_RD_RESP,
+		.initiator_depth = HP_RD_INIT,
 		.retry_count = 7,
 		.rnr_retry_count = 7,	/* RNR: retry for ever (wire 1.4) */
 	};
+	struct rdma_conn_param reply = {};
 	enum rdma_cm_event_type type;
 	unsigned int i;
 
@@ -323,9 +327,12 @@ enum rdma_cm_event_type hp_try_open_sa(struct hp *h, const void *priv,
 		ASSERT_TRUE(!hp_post_recv(h, i), "ibv_post_recv: %s",
 			    rt_errname(errno));
 	ASSERT_SYS_OK(rdma_connect(h->id, &param));
-	ASSERT_TRUE(!cm_wait(h->ch, CM_WAIT_MS, &type, status),
+	ASSERT_TRUE(!cm_wait(h->ch, CM_WAIT_MS, &type, status, &reply),
 		    "no answer to the request within %d ms", CM_WAIT_MS);
 	if (type == RDMA_CM_EVENT_ESTABLISHED) {
+		/* The CM names them as we see them: READs at us, for us. */
+		h->peer_rd_init = reply.responder_resources;
+		h->peer_rd_resp = reply.initiator_depth;
 		h->up = 1;
 		return type;
 	}

@@ -554,4 +554,30 @@ static inline int rds_peer_main(int argc, char **argv,
 	return ret;
 }
 
+/* Write net.rds.@name of this node. */
+static inline void set_rds_sysctl(const char *name, long val)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/sys/net/rds/%s", name);
+	f = fopen(path, "w");
+	ASSERT_TRUE(f && fprintf(f, "%ld\n", val) > 0 && !fclose(f),
+		    "writing %ld to %s: %s", val, path, rt_errname(errno));
+}
+
+/* Read net.rds.@name of this node. */
+static inline long get_rds_sysctl(const char *name)
+{
+	char path[128];
+	long val = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/sys/net/rds/%s", name);
+	f = fopen(path, "r");
+	ASSERT_TRUE(f && fscanf(f, "%ld", &val) == 1 && !fclose(f),
+		    "reading %s: %s", path, rt_errname(errno));
+	return val;
+}
+
 #endif /* RDS_PEER_H */

@@ -69,6 +69,8 @@ static const struct rt_case cases[] = {
 	RT_CASE_OWNER(client_killed, 2, 150),
 	RT_CASE_OWNER(link_dropped, 1, 150),
 	RT_CASE_OWNER(link_dropped, 2, 150),
+	RT_CASE_OWNER(loss_retried, 1, 120),
+	RT_CASE_OWNER(loss_retried, 2, 120),
 	RT_CASE(atomic_errors, 30),
 	RT_CASE_OWNER(atomic_forms, 1, 150),
 	RT_CASE_OWNER(atomic_forms, 2, 150),

@@ -196,6 +196,7 @@ uint64_t server_cookie_ack(struct pair *p);
 
 void link_arm(void);
 void link_disarm(void);
+pid_t link_cut_for(unsigned int secs);
 pid_t link_cut(void);
 void link_restored(pid_t restore);
 void needs_ours(int k, const char *why);
@@ -223,6 +224,7 @@ void recverr(int owner);
 void out_of_bounds(int owner);
 void client_killed(int owner);
 void link_dropped(int owner);
+void loss_retried(int owner);
 
 /* rds_rdma_atomic.c */
 void atomic_forms(int owner);

@@ -752,17 +752,17 @@ void link_disarm(void)
 }
 
 /*
- * Lose every frame this node sends for CUT_S seconds (the bench's guests
+ * Lose every frame this node sends for @secs seconds (the bench's guests
  * carry RDS over eth0).  Return: the process that ends the loss.
  */
-pid_t link_cut(void)
+pid_t link_cut_for(unsigned int secs)
 {
 	pid_t restore;
 
 	ASSERT_TRUE(!system(NETEM "100%"), NETEM "100%% failed");
 	restore = fork();
 	if (restore == 0) {
-		sleep(CUT_S);
+		sleep(secs);
 		_exit(system(NETEM "0%") ? 1 : 0);
 	}
 	if (restore < 0) {
@@ -771,6 +771,11 @@ pid_t link_cut(void)
 		rt_abort();
 	}
 	return restore;
+}
+
+pid_t link_cut(void)
+{
+	return link_cut_for(CUT_S);
 }
 
 /* Wait for link_cut()'s process: the link is back. */

@@ -401,14 +401,11 @@ lossy_judge() {
 case_lossy() {
 	local name=lossy k out rc=0 n0 w0 twice p all=() m=()
 
-	modprobe sch_netem 2>/dev/null
+	netem_arm || rc=1
 	barrier "$name-start" || { result 1 "$name: both guests ready"; return; }
 	n0=$(not_free)
 	w0=$(dmesg | wc -l)
-	if ! out=$(tc qdisc add dev "$netdev" root netem loss 3% 2>&1); then
-		diag "tc qdisc add dev $netdev root netem loss 3%: $out"
-		rc=1
-	fi
+	netem_loss 3 || rc=1
 	result "$rc" "$name: $netdev loses 3 % of the frames it sends"
 	for k in 0 1; do
 		m=()
@@ -424,10 +421,11 @@ case_lossy() {
 	for p in "${all[@]}"; do
 		wait "${p%%:*}" || echo "exit status $?" >> "${p#*:}"
 	done
-	tc qdisc del dev "$netdev" root 2>/dev/null
+	netem_loss 0
 	# The watchdog's reports of this case, on both nodes.
 	dmesg | tail -n +$((w0 + 1)) | grep "$WD_REPORT" > "$work/$name.watchdog"
 	barrier "$name-loaded" || result 1 "$name: both guests done with the load"
+	netem_disarm
 	for p in "${all[@]}"; do
 		rc=0
 		lossy_judge "${p#*:}" "$work/$name.watchdog" \

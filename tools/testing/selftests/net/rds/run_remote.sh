@@ -111,7 +111,7 @@ else
 	export RDS_NODE RDS_NODES RDS_ADDR RDS_PEER_ADDR RDS_MODULES RDS_MODULES_ALL RDS_MODULE_DIR RESULTS
 	export RDS_ADDR6 RDS_PEER_ADDR6 RDS_LL6 RDS_PEER_LL6 RDS_IFINDEX
 	wanted rds_remote && run_prog rds_remote 390 "$here/rds_remote"
-	# connect_duel's delay on the link, should the case have died first.
+	# connect_duel's netem (left at 0 ms), or one a case died with.
 	drop_netem
 	wanted rds_rdma && run_prog rds_rdma 300 "$here/rds_rdma"
 	# The lossless netem of link_arm(), should a case have died with it.
