@@ -558,8 +558,11 @@ void link_dropped(int owner)
  * take it, and its READ ended DROPPED two retransmission timeouts (about
  * 4 s on rxe) into a loss: make check's distro,ours lane, 2026-11-28,
  * after a few frames were lost on the busy bench link.  It keeps its own
- * count (7) now.  The distribution gives up where it initiates over its
- * own request (distro,distro): reported, not failed.  The ACK watchdogs
+ * count (7) now.  With the distribution on both nodes the case is
+ * skipped: both QPs take its one retry, its READ ends DROPPED (seen on
+ * 6.1), and it reports that only after its reconnect, half a minute
+ * later.  Which is right: ours, an RDMA outlives a loss of seconds that
+ * the link recovers from.  The ACK watchdogs
  * of our modules wait LOSS_WD_MS for the case; a connection truly dead
  * is theirs to find.
  */
@@ -582,6 +585,9 @@ void loss_retried(int owner)
 	size_t bad;
 	int status;
 
+	if (distro(node) && distro(peer_node))
+		rt_skip("distribution on both nodes: %s",
+			"it asks for one retry, and its READ ends DROPPED");
 	if (node != owner)
 		link_arm();
 	if (!distro(node)) {
@@ -609,7 +615,9 @@ void loss_retried(int owner)
 		fill_pattern(r.buf, r.len, seed);
 		memcpy(r.before, r.map, r.map_len);
 		cookie = owner_map(&p, &r, 0, 1);
-		expect_kind(&p, K_ACK, 1, &rx);
+		/* A READ that failed takes its ACK with it (wire 9). */
+		if (hear_peer() == RDS_RDMA_SUCCESS)
+			expect_kind(&p, K_ACK, 1, &rx);
 		region_rest_unchanged(&r, 0, 0);
 		sync_peer("checked");
 		EXPECT_EQ(rds_free_mr(p.fd, cookie, 0), 0);
@@ -622,16 +630,12 @@ void loss_retried(int owner)
 					  RDS_RDMA_NOTIFY_ME, token_of(1), 1));
 		status = expect_note(p.fd, token_of(1));
 		link_restored(restore);
-		if (distro(node) && distro(owner)) {
-			rt_diag("distribution on both nodes: the READ ended %s",
-				status_name(status));
-		} else {
-			EXPECT_STATUS(status, RDS_RDMA_SUCCESS);
-			bad = local_pattern(&l, seed, 0, 0);
-			EXPECT_TRUE(bad == LOSS_LEN,
-				    "READ of %d bytes: byte %zu is not the peer's",
-				    LOSS_LEN, bad);
-		}
+		tell_peer(status);
+		EXPECT_STATUS(status, RDS_RDMA_SUCCESS);
+		bad = local_pattern(&l, seed, 0, 0);
+		EXPECT_TRUE(bad == LOSS_LEN,
+			    "READ of %d bytes: byte %zu is not the peer's",
+			    LOSS_LEN, bad);
 		sync_peer("checked");
 		free(l.mem);
 	}
