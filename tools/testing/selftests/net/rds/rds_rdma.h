@@ -92,6 +92,7 @@ void expect_kind_on(int fd, int port, uint32_t kind, uint32_t seq,
 		    struct rx *rx);
 void expect_kind(struct pair *p, uint32_t kind, uint32_t seq,
 		 struct rx *rx);
+void pair_start_tos(struct pair *p, int owner_node, rds_tos_t tos);
 void pair_start(struct pair *p, int owner_node);
 void pair_end(struct pair *p);
 

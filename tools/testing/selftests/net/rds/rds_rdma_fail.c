@@ -6,7 +6,6 @@
  * link dropped).
  */
 #include "rds_rdma.h"
-#include <sys/ioctl.h>
 
 /*
  * RDS_GET_MR and RDS_GET_MR_FOR_DEST work on a bound socket, before any
@@ -569,7 +568,6 @@ void link_dropped(int owner)
 void loss_retried(int owner)
 {
 	uint32_t seed = msg_seed(100 + owner, 1);
-	rds_tos_t tos = LOSS_TOS + owner;
 	long wd = -1;
 	struct region r;
 	struct local l;
@@ -589,22 +587,7 @@ void loss_retried(int owner)
 		wd = get_rds_sysctl("unacked_timeout_ms");
 		set_rds_sysctl("unacked_timeout_ms", LOSS_WD_MS);
 	}
-	memset(&p, 0, sizeof(p));
-	p.owner = node == owner;
-	p.fd = rds_bound_sa(0, NULL);
-	ASSERT_SYS_OK(ioctl(p.fd, SIOCRDSSETTOS, &tos));
-	make_room(p.fd, 65536, 0);
-	p.peer = peer_sa(0);
-	set_rcvtimeo(p.fd, RECONNECT_MS);
-	sync_peer("bound");
-	/* The owner's message opens the connection, then one comes back. */
-	if (p.owner) {
-		send_kind(&p, &p.peer, K_WARM, 0, NULL, 0);
-		expect_kind(&p, K_WARM, 0, &rx);
-	} else {
-		expect_kind(&p, K_WARM, 0, &rx);
-		send_kind(&p, &p.peer, K_WARM, 0, NULL, 0);
-	}
+	pair_start_tos(&p, owner, LOSS_TOS + owner);
 	if (p.owner) {
 		region_init(&r, 100, LOSS_LEN, seed ^ 0x55);
 		fill_pattern(r.buf, r.len, seed);

@@ -5,6 +5,7 @@
  * an RDMA on each side, failed RDMAs, cutting the link.
  */
 #include "rds_rdma.h"
+#include <sys/ioctl.h>
 
 /* The module set of node k is the distribution's. */
 int distro(int k)
@@ -161,24 +162,37 @@ void expect_kind(struct pair *p, uint32_t kind, uint32_t seq,
 
 /*
  * Both nodes: bind port 0, then one plain message each way, so the
- * connection is up (again) before anything is registered.
+ * connection is up (again) before anything is registered.  With a @tos
+ * other than 0 the socket sends on it, and the owner's message goes
+ * first, the other only once it came: the owner's request opens that
+ * connection.
  */
-void pair_start(struct pair *p, int owner_node)
+void pair_start_tos(struct pair *p, int owner_node, rds_tos_t tos)
 {
 	struct rx rx;
 
 	memset(p, 0, sizeof(*p));
 	p->owner = node == owner_node;
 	p->fd = rds_bound_sa(0, NULL);
+	if (tos)
+		ASSERT_SYS_OK(ioctl(p->fd, SIOCRDSSETTOS, &tos));
 	make_room(p->fd, 65536, 0);
 	p->peer = peer_sa(0);
 	sync_peer("bound");
-	send_kind(p, &p->peer, K_WARM, 0, NULL, 0);
+	if (!tos || p->owner)
+		send_kind(p, &p->peer, K_WARM, 0, NULL, 0);
 	set_rcvtimeo(p->fd, RECONNECT_MS);	/* see fail_server() */
 	expect_kind(p, K_WARM, 0, &rx);
 	set_rcvtimeo(p->fd, RCV_TIMEOUT_MS);
 	EXPECT_EQ(rx.ndest, 0);
+	if (tos && !p->owner)
+		send_kind(p, &p->peer, K_WARM, 0, NULL, 0);
 	sync_peer("warm");
+}
+
+void pair_start(struct pair *p, int owner_node)
+{
+	pair_start_tos(p, owner_node, 0);
 }
 
 void pair_end(struct pair *p)
