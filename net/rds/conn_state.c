@@ -237,13 +237,16 @@ out:
  * Context: any.
  * Return: 0 if the caller now owns the connect (state CONNECTING),
  * -EINPROGRESS if the caller should replace its own attempt in progress
- * by this request (state stays CONNECTING), or -EBUSY if it must reject
- * the request.
+ * by this request (state stays CONNECTING), -EBUSY if it must reject
+ * the request because its own attempt wins the race, or -EAGAIN if it
+ * must reject it for now (dead, up and now dropped, or going down).
+ * The transport tells the peer which of the two rejects it is, so that
+ * only a race refusal counts as one (rds_zc_conn_refused()).
  */
 int rds_zc_conn_accept(struct rds_conn *conn)
 {
 	if (test_bit(RDS_CONN_DEAD, &conn->flags))
-		return -EBUSY;
+		return -EAGAIN;
 	if (rds_conn_set_state(conn, RDS_CONN_DOWN, RDS_CONN_CONNECTING,
 			       "accept")) {
 		rds_stat_inc(RDS_STAT_CONN_ACCEPT);
@@ -261,22 +264,25 @@ int rds_zc_conn_accept(struct rds_conn *conn)
 		}
 		set_bit(RDS_CONN_RACE_REFUSED, &conn->flags);
 		rds_stat_inc(RDS_STAT_CONN_RACE_REFUSE);
-		break;
+		return -EBUSY;
 	default:	/* going down: the peer retries */
 		break;
 	}
-	return -EBUSY;
+	return -EAGAIN;
 }
 EXPORT_SYMBOL_GPL(rds_zc_conn_accept);
 
 /**
- * rds_zc_conn_refused() - the peer refused our connect request
+ * rds_zc_conn_refused() - the peer refused our connect request in a race
  * @conn: a connection whose own attempt the peer turned down
  *
- * Where this attempt refused the peer's racing request, the peer did not
- * yield to us although our address is the higher one: it refuses
- * whenever it connects (the distribution does).  The next race is then
- * ours to yield (rds_zc_conn_accept()).  The caller drops @conn.
+ * Called only for a reject that may be the peer's own attempt winning a
+ * race (the transport leaves out rejects that say "not now": a peer of
+ * ours going down, rds_zc_conn_accept()).  Where this attempt refused
+ * the peer's racing request, the peer did not yield to us although our
+ * address is the higher one: it refuses whenever it connects (the
+ * distribution does).  The next race is then ours to yield.  The caller
+ * drops @conn.
  *
  * Context: any.
  */

@@ -134,6 +134,7 @@ struct rds_ib_conn {
 	struct ib_cq	*send_cq;
 	struct ib_cq	*recv_cq;
 	struct ib_qp	*qp;
+	bool		qp_own;		/* qp is not the id's: we move its states */
 	unsigned int	max_sge;	/* per RDMA WRITE */
 	unsigned int	max_sge_rd;	/* per RDMA READ */
 	struct rds_rdma_op *xmit_op;	/* mapped, not all posted; xmit's */

@@ -131,8 +131,12 @@ static void rds_ib_teardown(struct rds_ib_conn *ic)
 	rds_ib_recv_stop(ic);
 	if (ic->qp) {
 		ib_drain_qp(ic->qp);	/* every completion has run */
-		rdma_destroy_qp(ic->cm_id);
+		if (ic->qp_own)
+			ib_destroy_qp(ic->qp);
+		else
+			rdma_destroy_qp(ic->cm_id);
 		ic->qp = NULL;
+		ic->qp_own = false;
 	}
 	rds_ib_send_op_unmap(ic);	/* an operation cut short */
 	rds_ib_recv_ring_free(ic);
@@ -165,10 +169,70 @@ static void rds_ib_teardown(struct rds_ib_conn *ic)
 }
 
 /*
- * Build the QP of an id whose device is known: send ring + ACK frame +
- * drain, receive ring + drain (section 3.1).  Caller holds cm_mutex.
+ * The transport retry count of our QPs (7: the most; rxe retries for
+ * ever).  The connection request carries the requester's count for both
+ * QPs, and the distribution asks for 1 (its rds_ib_retry_count): a QP of
+ * ours that took that gave up an RDMA READ as DROPPED when two of its
+ * retransmissions went unanswered, a few lost frames on a busy link.  A
+ * connection that is really dead is found by the ACK watchdog instead
+ * (conn_state.c), so an accepted QP keeps our count (rds_ib_qp_ready()).
  */
-static int rds_ib_setup(struct rds_ib_conn *ic, struct rdma_cm_id *id)
+#define RDS_IB_RETRY_COUNT	7
+
+/*
+ * Move a QP that is ours (not the id's) to @state with the attributes
+ * rdma_cm gives it, as rdma_cm moves the QPs it owns.  @param: the
+ * limits we answer with, for RTR and RTS.
+ */
+static int rds_ib_qp_modify(struct rds_ib_conn *ic, struct rdma_cm_id *id,
+			    enum ib_qp_state state,
+			    const struct rdma_conn_param *param)
+{
+	struct ib_qp_attr attr = { .qp_state = state };
+	int mask, ret;
+
+	ret = rdma_init_qp_attr(id, &attr, &mask);
+	if (ret)
+		return ret;
+	if (state == IB_QPS_RTR) {
+		attr.max_dest_rd_atomic = param->responder_resources;
+	} else if (state == IB_QPS_RTS) {
+		attr.max_rd_atomic = param->initiator_depth;
+		attr.retry_cnt = param->retry_count;
+		attr.rnr_retry = param->rnr_retry_count;
+		mask |= IB_QP_RETRY_CNT | IB_QP_RNR_RETRY;
+	}
+	return ib_modify_qp(ic->qp, &attr, mask);
+}
+
+/*
+ * Ready the QP of an accepted request for the reply: RTR, then RTS with
+ * our retry counts rather than the requester's.  rdma_accept() leaves a
+ * QP of our own alone and names it in the reply (param->qp_num).
+ */
+static int rds_ib_qp_ready(struct rds_ib_conn *ic, struct rdma_cm_id *id,
+			   struct rdma_conn_param *param)
+{
+	int ret;
+
+	ret = rds_ib_qp_modify(ic, id, IB_QPS_RTR, param);
+	if (ret)
+		return ret;
+	ret = rds_ib_qp_modify(ic, id, IB_QPS_RTS, param);
+	if (ret)
+		return ret;
+	param->qp_num = ic->qp->qp_num;
+	return 0;
+}
+
+/*
+ * Build the QP of an id whose device is known: send ring + ACK frame +
+ * drain, receive ring + drain (section 3.1).  @own: the QP is ours, not
+ * the id's (a request we accept, rds_ib_qp_ready()); else rdma_cm moves
+ * it through its states.  Caller holds cm_mutex.
+ */
+static int rds_ib_setup(struct rds_ib_conn *ic, struct rdma_cm_id *id,
+			bool own)
 {
 	struct ib_qp_init_attr attr = {};
 	struct ib_device *ibdev = id->device;
@@ -228,10 +292,22 @@ static int rds_ib_setup(struct rds_ib_conn *ic, struct rdma_cm_id *id)
 	ret = rdma_set_min_rnr_timer(id, IB_RNR_TIMER_000_32);
 	if (ret)
 		return ret;
-	ret = rdma_create_qp(id, ic->rdev->pd, &attr);
-	if (ret)
-		return ret;
-	ic->qp = id->qp;
+	if (own) {
+		struct ib_qp *qp = ib_create_qp(ic->rdev->pd, &attr);
+
+		if (IS_ERR(qp))
+			return PTR_ERR(qp);
+		ic->qp = qp;
+		ic->qp_own = true;
+		ret = rds_ib_qp_modify(ic, id, IB_QPS_INIT, NULL);
+		if (ret)
+			return ret;
+	} else {
+		ret = rdma_create_qp(id, ic->rdev->pd, &attr);
+		if (ret)
+			return ret;
+		ic->qp = id->qp;
+	}
 
 	/* Posted before the handshake ends, so no SEND meets an RNR. */
 	return rds_ib_recv_ring_post(ic);
@@ -314,7 +390,7 @@ static int rds_ib_connect_qp(struct rds_ib_conn *ic, struct rdma_cm_id *id)
 	union rds_ib_privs priv;
 	int ret;
 
-	ret = rds_ib_setup(ic, id);
+	ret = rds_ib_setup(ic, id, false);
 	if (ret)
 		return ret;
 	param.private_data_len = rds_ib_fill_priv(ic, &priv,
@@ -322,7 +398,7 @@ static int rds_ib_connect_qp(struct rds_ib_conn *ic, struct rdma_cm_id *id)
 	param.private_data = &priv;
 	param.responder_resources = rds_ib_clamp_u8(da->max_qp_rd_atom);
 	param.initiator_depth = rds_ib_clamp_u8(da->max_qp_init_rd_atom);
-	param.retry_count = 7;
+	param.retry_count = RDS_IB_RETRY_COUNT;
 	param.rnr_retry_count = 7;
 	return rdma_connect_locked(id, &param);	/* in the handler */
 }
@@ -373,10 +449,9 @@ static u16 rds_ib_req_version(const struct rds_ib_priv_cmn *p, u8 len)
 	return 0;
 }
 
-static void rds_ib_reject(struct rdma_cm_id *id)
+/* @reason: RDS_IB_REJ_INCOMPAT or RDS_IB_REJ_RETRY, in host order. */
+static void rds_ib_reject(struct rdma_cm_id *id, int reason)
 {
-	int reason = RDS_IB_REJ_INCOMPAT;	/* host order, as the peer's */
-
 	rdma_reject(id, &reason, sizeof(reason), IB_CM_REJ_CONSUMER_DEFINED);
 }
 
@@ -506,6 +581,7 @@ static int rds_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *event,
 	union rds_ib_privs reply;
 	struct rds_ib_conn *ic;
 	struct rds_conn *conn;
+	int reason = RDS_IB_REJ_INCOMPAT;
 	u32 dev_if;
 	u16 version;
 	int ret;
@@ -525,11 +601,17 @@ static int rds_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *event,
 	}
 	conn = rds_zc_conn_get(&init_net, &daddr, &saddr, p->tos, dev_if,
 			       rds_ib_cm_transport);
-	if (IS_ERR(conn))
+	if (IS_ERR(conn)) {
+		reason = RDS_IB_REJ_RETRY;
 		goto reject;
+	}
 	ret = rds_zc_conn_accept(conn);
-	if (ret && ret != -EINPROGRESS)
+	if (ret && ret != -EINPROGRESS) {
+		/* Only a race we win is a refusal (rds_ib_race_refusal()). */
+		if (ret != -EBUSY)
+			reason = RDS_IB_REJ_RETRY;
 		goto reject_put;
+	}
 
 	ic = conn->tp;
 	mutex_lock(&ic->cm_mutex);
@@ -538,6 +620,7 @@ static int rds_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *event,
 		if (!ic->active || !ic->cm_id ||
 		    rds_conn_state(conn) != RDS_CONN_CONNECTING) {
 			mutex_unlock(&ic->cm_mutex);
+			reason = RDS_IB_REJ_RETRY;
 			goto reject_put;
 		}
 		set_bit(RDS_IB_RETIRING, &ic->flags);	/* teardown clears it */
@@ -551,9 +634,9 @@ static int rds_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *event,
 	ic->version = version;
 	if (p->ack_seq)
 		rds_zc_conn_acked(conn, be64_to_cpu(p->ack_seq));
-	ret = rds_ib_setup(ic, id);
+	ret = rds_ib_setup(ic, id, true);
 	if (ret) {
-		rds_ib_reject(id);
+		rds_ib_reject(id, RDS_IB_REJ_RETRY);
 		goto drop;
 	}
 	param.private_data_len = rds_ib_fill_priv(ic, &reply, version);
@@ -569,8 +652,13 @@ static int rds_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *event,
 					  rds_ib_clamp_u8(da->max_qp_rd_atom));
 	param.initiator_depth = min_t(int, event->param.conn.initiator_depth,
 				      rds_ib_clamp_u8(da->max_qp_init_rd_atom));
-	param.retry_count = 7;
+	param.retry_count = RDS_IB_RETRY_COUNT;	/* the REP has no such field */
 	param.rnr_retry_count = 7;
+	ret = rds_ib_qp_ready(ic, id, &param);
+	if (ret) {
+		rds_ib_reject(id, RDS_IB_REJ_RETRY);
+		goto drop;
+	}
 	ret = rdma_accept(id, &param);
 	if (ret)
 		goto drop;
@@ -592,7 +680,7 @@ drop:
 reject_put:
 	rds_zc_conn_put(conn);
 reject:
-	rds_ib_reject(id);
+	rds_ib_reject(id, reason);
 	return 1;
 }
 
@@ -625,6 +713,26 @@ void rds_ib_conn_info(struct rds_conn *conn, struct rds6_info_rdma_connection *r
 	ri->max_send_sge = READ_ONCE(ic->max_sge);
 	ri->rdma_mr_max = ic->info_mr_max;
 	ri->rdma_mr_size = ic->info_mr_pages;
+}
+
+/*
+ * Whether a REJ of our request may be the peer's own attempt winning a
+ * connect race: the reason 1 that the distribution sends for every
+ * reject and we send for a race we win (section 1.6).  Not a reject
+ * the CM made, nor our reason for "not now" (rds_ib_cm_req()).
+ */
+static bool rds_ib_race_refusal(struct rdma_cm_id *id,
+				struct rdma_cm_event *event)
+{
+	const void *data;
+	u8 len = 0;
+	int reason;
+
+	data = rdma_consumer_reject_data(id, event, &len);
+	if (!data || len < sizeof(reason))
+		return false;
+	memcpy(&reason, data, sizeof(reason));
+	return reason == RDS_IB_REJ_INCOMPAT;
 }
 
 static int rds_ib_cm_handler(struct rdma_cm_id *id,
@@ -664,7 +772,7 @@ static int rds_ib_cm_handler(struct rdma_cm_id *id,
 		}
 		break;
 	case RDMA_CM_EVENT_REJECTED:
-		if (ic->active)
+		if (ic->active && rds_ib_race_refusal(id, event))
 			rds_zc_conn_refused(ic->conn);
 		fallthrough;
 	case RDMA_CM_EVENT_ADDR_ERROR:

@@ -25,8 +25,15 @@
 #define RDS_IB_VERSION_3_1	RDS_IB_VERSION(3, 1)
 #define RDS_IB_MINOR_MASK	0x0003	/* minors of major 4 we accept */
 
-/* The reason every reject carries: a host-order int 1 (1.6). */
+/*
+ * The reason a reject carries, a host-order int (1.6): the distribution
+ * sends 1 for every reject, a lost connect race among them.  We send 1
+ * for a race we win and for a request we cannot take at all, and 0 for
+ * "not now" (the connection is going down); any value up to 1 makes the
+ * distribution drop its attempt and retry, so the two read alike there.
+ */
 #define RDS_IB_REJ_INCOMPAT	1
+#define RDS_IB_REJ_RETRY	0
 
 /* Timeouts of address and route resolution (1.3). */
 #define RDS_IB_RESOLVE_MS	5000

@@ -17,6 +17,9 @@
  *	(ib_conn_refused_addr), and none becomes a connection.
  *  honest_request: the honest request is accepted (the refusals above
  *	are about lies).
+ *  reject_reason: a request node 1 can never take is refused with
+ *	reason 1, one it cannot take now (a second on an up TOS) with 0
+ *	(the distribution: 1), and a later request is taken.
  *  wire_sane: well-formed frames (checksummed, checksum 0, a message of
  *	three fragments) are delivered intact and acknowledged: the frames
  *	of the cases below are what they claim to be.
@@ -88,6 +91,7 @@ static const struct rt_case cases[] = {
 	RT_CASE(src_third_host, 120),
 	RT_CASE(dst_loopback, 120),
 	RT_CASE(honest_request, 120),
+	RT_CASE(reject_reason, 120),
 	RT_CASE(src6_loopback, 120),
 	RT_CASE(src6_victim, 120),
 	RT_CASE(src6_third_host, 120),

@@ -37,6 +37,7 @@
 #define CTL_PORT	18633
 #define PORT_BASE	28000	/* case k uses PORT_BASE + 32 k .. + 31 */
 #define HONEST_TOS	77	/* honest_request; no other test uses it */
+#define HP_REJ_NONE	INT_MIN	/* a REJ without the consumer's reason */
 #define CM_WAIT_MS	30000
 #define OPEN_MS		30000	/* to get a hostile QP accepted */
 #define DOWN_MS		10000	/* for node 1 to drop a hostile QP */
@@ -104,6 +105,7 @@ struct hp {
 	int read_status;	/* of the RDMA READ, -1 while none ended */
 	/* node 1's reply: its initiator depth and responder resources */
 	int peer_rd_init, peer_rd_resp;
+	int rej_reason;		/* of node 1's REJ (wire 1.6), or HP_REJ_NONE */
 	/* what node 1 sent us */
 	unsigned long long rx_frames, rx_acks, rx_cong, rx_bad;
 	/* congested ports in its maps that no case uses, and the first */
@@ -194,6 +196,7 @@ void test_src_victim(void);
 void test_src_third_host(void);
 void test_dst_loopback(void);
 void test_honest_request(void);
+void test_reject_reason(void);
 void test_src6_loopback(void);
 void test_src6_victim(void);
 void test_src6_third_host(void);

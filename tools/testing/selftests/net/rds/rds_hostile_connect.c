@@ -167,6 +167,64 @@ void test_honest_request(void)
 	sync_peer("done");
 }
 
+/*
+ * Why node 1 turns a request down, in its REJ (wire 1.6): reason 1 for
+ * a request it can never take (protocol 2.0 here) and for a connect race
+ * it wins; reason 0 for "not now".  A second request on a TOS whose
+ * connection is up is "not now": node 1 drops the old connection as
+ * stale, and a later request is taken.  A module of ours that loses a
+ * race counts only reason 1 as the peer refusing whenever it connects
+ * (conn_race_refused) and then yields in the next race.  It counted every
+ * reject before, and the higher of two nodes of ours yielded where the
+ * lower had only been going down (make check's ours,ours lane on 6.1,
+ * connect_race_rule, 2026-11-28).  The distribution sends 1 for every
+ * reject and reads 0 as it reads 1 (drop, retry); ours tells them apart.
+ */
+void test_reject_reason(void)
+{
+	int busy = distro_victim() ? 1 : 0;
+	enum rdma_cm_event_type type;
+	struct rds_wire_priv p;
+	struct hp h, got;
+	int status;
+
+	sync_peer("ready");
+	if (node == 2) {
+		rds_wire_priv_fill(&p, addr_self.s_addr, addr_peer.s_addr,
+				   case_tos(0), 0, 0);
+		p.c.major = 2;
+		p.c.minor = 0;
+		p.c.minor_mask = 0;
+		type = send_request(&p, &status, &got);
+		EXPECT_TRUE(type == RDMA_CM_EVENT_REJECTED && status == 28 &&
+			    got.rej_reason == 1,
+			    "protocol 2.0: %s (status %d, reason %d), not a REJ with reason 1",
+			    rdma_event_str(type), status, got.rej_reason);
+
+		hp_open(&h, case_tos(0), 0, 0);
+		rds_wire_priv_fill(&p, addr_self.s_addr, addr_peer.s_addr,
+				   case_tos(0), 0, 0);
+		type = send_request(&p, &status, &got);
+		EXPECT_TRUE(type == RDMA_CM_EVENT_REJECTED && status == 28 &&
+			    got.rej_reason == busy,
+			    "a second request on an up TOS: %s (status %d, reason %d), not a REJ with reason %d",
+			    rdma_event_str(type), status, got.rej_reason, busy);
+		EXPECT_EQ(hp_wait_down(&h, DOWN_MS), 0);
+		hp_close(&h);
+
+		/*
+		 * Not now is not never: the next request is taken.  Not
+		 * tried against the distribution: it reconnects what it
+		 * dropped, to node 2's own module, which then holds the TOS.
+		 */
+		if (!busy) {
+			hp_open(&h, case_tos(0), 0, 0);
+			hp_close(&h);
+		}
+	}
+	sync_peer("done");
+}
+
 /* ------------------------------------------- the same lies in IPv6 */
 
 /*

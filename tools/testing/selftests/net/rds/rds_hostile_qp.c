@@ -223,10 +223,14 @@ static void hp_free(struct hp *h)
 	h->up = 0;
 }
 
-/* The next event on @ch within @ms; its type and status. */
+/*
+ * The next event on @ch within @ms; its type and status, and (@conn)
+ * its connection parameters and (@reason) the int a consumer's REJ
+ * carries (wire 1.6), or HP_REJ_NONE.
+ */
 static int cm_wait(struct rdma_event_channel *ch, int ms,
 		   enum rdma_cm_event_type *type, int *status,
-		   struct rdma_conn_param *conn)
+		   struct rdma_conn_param *conn, int *reason)
 {
 	struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
 	struct rdma_cm_event *ev;
@@ -239,6 +243,15 @@ static int cm_wait(struct rdma_event_channel *ch, int ms,
 	*status = ev->status;
 	if (conn)
 		*conn = ev->param.conn;
+	if (reason) {
+		*reason = HP_REJ_NONE;
+		/* IB CM reason 28: consumer defined; its data, 148 bytes */
+		if (ev->event == RDMA_CM_EVENT_REJECTED && ev->status == 28 &&
+		    ev->param.conn.private_data &&
+		    ev->param.conn.private_data_len >= sizeof(*reason))
+			memcpy(reason, ev->param.conn.private_data,
+			       sizeof(*reason));
+	}
 	rdma_ack_cm_event(ev);
 	return 0;
 }
@@ -250,7 +263,7 @@ static void cm_expect(struct rdma_event_channel *ch,
 	enum rdma_cm_event_type type;
 	int status;
 
-	ASSERT_TRUE(!cm_wait(ch, CM_WAIT_MS, &type, &status, NULL),
+	ASSERT_TRUE(!cm_wait(ch, CM_WAIT_MS, &type, &status, NULL, NULL),
 		    "%s: no event within %d ms", what, CM_WAIT_MS);
 	ASSERT_TRUE(type == want, "%s: %s (status %d), not %s", what,
 		    rdma_event_str(type), status, rdma_event_str(want));
@@ -299,6 +312,7 @@ enum rdma_cm_event_type hp_try_open_sa(struct hp *h, const void *priv,
 	struct rdma_conn_param reply = {};
 	enum rdma_cm_event_type type;
 	unsigned int i;
+	int reason;
 
 	h->mem_len = (size_t)(HP_SEND_SLOTS + HP_RECV_SLOTS) *
 		     RDS_WIRE_SEND_MAX + HP_READ_LEN;
@@ -327,8 +341,10 @@ enum rdma_cm_event_type hp_try_open_sa(struct hp *h, const void *priv,
 		ASSERT_TRUE(!hp_post_recv(h, i), "ibv_post_recv: %s",
 			    rt_errname(errno));
 	ASSERT_SYS_OK(rdma_connect(h->id, &param));
-	ASSERT_TRUE(!cm_wait(h->ch, CM_WAIT_MS, &type, status, &reply),
+	ASSERT_TRUE(!cm_wait(h->ch, CM_WAIT_MS, &type, status, &reply,
+			     &reason),
 		    "no answer to the request within %d ms", CM_WAIT_MS);
+	h->rej_reason = reason;
 	if (type == RDMA_CM_EVENT_ESTABLISHED) {
 		/* The CM names them as we see them: READs at us, for us. */
 		h->peer_rd_init = reply.responder_resources;
