@@ -29,8 +29,9 @@
  * The reason a reject carries, a host-order int (1.6): the distribution
  * sends 1 for every reject, a lost connect race among them.  We send 1
  * for a race we win and for a request we cannot take at all, and 0 for
- * "not now" (the connection is going down); any value up to 1 makes the
- * distribution drop its attempt and retry, so the two read alike there.
+ * "not now" (the connection is going down, or up and dropped as stale,
+ * or its setup failed); any value up to 1 makes the distribution drop
+ * its attempt and retry, so the two read alike there.
  */
 #define RDS_IB_REJ_INCOMPAT	1
 #define RDS_IB_REJ_RETRY	0

@@ -37,6 +37,7 @@
 #define CTL_PORT	18633
 #define PORT_BASE	28000	/* case k uses PORT_BASE + 32 k .. + 31 */
 #define HONEST_TOS	77	/* honest_request; no other test uses it */
+#define HP_REJ_CONSUMER	28	/* IB CM REJ reason: consumer defined */
 #define HP_REJ_NONE	INT_MIN	/* a REJ without the consumer's reason */
 #define CM_WAIT_MS	30000
 #define OPEN_MS		30000	/* to get a hostile QP accepted */

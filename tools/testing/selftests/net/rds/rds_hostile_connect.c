@@ -196,7 +196,7 @@ void test_reject_reason(void)
 		p.c.minor = 0;
 		p.c.minor_mask = 0;
 		type = send_request(&p, &status, &got);
-		EXPECT_TRUE(type == RDMA_CM_EVENT_REJECTED && status == 28 &&
+		EXPECT_TRUE(type == RDMA_CM_EVENT_REJECTED &&
 			    got.rej_reason == 1,
 			    "protocol 2.0: %s (status %d, reason %d), not a REJ with reason 1",
 			    rdma_event_str(type), status, got.rej_reason);
@@ -205,7 +205,7 @@ void test_reject_reason(void)
 		rds_wire_priv_fill(&p, addr_self.s_addr, addr_peer.s_addr,
 				   case_tos(0), 0, 0);
 		type = send_request(&p, &status, &got);
-		EXPECT_TRUE(type == RDMA_CM_EVENT_REJECTED && status == 28 &&
+		EXPECT_TRUE(type == RDMA_CM_EVENT_REJECTED &&
 			    got.rej_reason == busy,
 			    "a second request on an up TOS: %s (status %d, reason %d), not a REJ with reason %d",
 			    rdma_event_str(type), status, got.rej_reason, busy);

@@ -245,8 +245,9 @@ static int cm_wait(struct rdma_event_channel *ch, int ms,
 		*conn = ev->param.conn;
 	if (reason) {
 		*reason = HP_REJ_NONE;
-		/* IB CM reason 28: consumer defined; its data, 148 bytes */
-		if (ev->event == RDMA_CM_EVENT_REJECTED && ev->status == 28 &&
+		/* the consumer's data is 148 bytes, padded with zeros */
+		if (ev->event == RDMA_CM_EVENT_REJECTED &&
+		    ev->status == HP_REJ_CONSUMER &&
 		    ev->param.conn.private_data &&
 		    ev->param.conn.private_data_len >= sizeof(*reason))
 			memcpy(reason, ev->param.conn.private_data,
