@@ -113,10 +113,10 @@ diag() {
 
 # The kernel-log reports of one guest, as vm-run.sh judges its logs:
 # dmesg.txt, else (missing or clean) the console log's timestamped lines.
-# With "known", the reports of known bugs of the guest's kernel (not ours,
-# see KNOWN in scan-kernel-log.sh) instead of the others.
-crash_reports() {	# crash_reports GUEST_DIR [known]
-	local g=$1 want=${2:-}- out=
+# Prints two counts: the crash reports, then those of known bugs of the
+# guest's kernel (not ours, see KNOWN in scan-kernel-log.sh).
+crash_reports() {	# crash_reports GUEST_DIR
+	local g=$1 out=
 
 	if [ -f "$g/dmesg.txt" ]; then
 		out=$("$vm/scan-kernel-log.sh" --max 0 "$g/dmesg.txt" 2>&1)
@@ -126,15 +126,15 @@ crash_reports() {	# crash_reports GUEST_DIR [known]
 			"$g/console.log" 2>&1)
 	fi
 	# "FILE:LINE:text": a match more than REPORT_GAP lines after the
-	# one before starts a new report.
-	awk -F: -v gap="$REPORT_GAP" -v want="$want" '
-		$2 ~ /^[0-9]+$/ && (($3 == "known") == (want == "known-")) {
-			if (!seen || $2 - last > gap)
-				n++
-			seen = 1
-			last = $2
+	# one before of its kind starts a new report.
+	awk -F: -v gap="$REPORT_GAP" '
+		$2 ~ /^[0-9]+$/ {
+			k = $3 == "known"
+			if (!(k in last) || $2 - last[k] > gap)
+				n[k]++
+			last[k] = $2
 		}
-		END { print n + 0 }
+		END { print n[0] + 0, n[1] + 0 }
 	' <<< "$out"
 }
 
@@ -175,7 +175,7 @@ row() {
 # parse DIR: fill rows[] and meta_* from a results folder.
 parse() {
 	local dir=$1 res=$1/vm outs=() side=() g line passed=0 failed=-1
-	local crashes=0 n p o s f sent recv
+	local crashes=0 known=0 c k n p o s f sent recv
 
 	rows=()
 	bad=0
@@ -242,15 +242,12 @@ parse() {
 	# Crashes and leaks.
 	for g in "$res"/guest*; do
 		[ -d "$g" ] || continue
-		crashes=$((crashes + $(crash_reports "$g")))
+		read -r c k < <(crash_reports "$g")
+		crashes=$((crashes + c))
+		known=$((known + k))
 	done
 	row health "kernel crash reports (oops/WARN/BUG/KASAN/lockdep)" "$crashes" "= 0"
-	crashes=0
-	for g in "$res"/guest*; do
-		[ -d "$g" ] || continue
-		crashes=$((crashes + $(crash_reports "$g" known)))
-	done
-	row health "known bugs of the kernel hit (not ours)" "$crashes" ""
+	row health "known bugs of the kernel hit (not ours)" "$known" ""
 	row health "leak checks run" "$(all_out | diag leak count case)" "> 0"
 	row health "MRs leaked" "$(all_out | diag leak abs mr)" "= 0"
 	row health "QPs leaked" "$(all_out | diag leak abs qp)" "= 0"

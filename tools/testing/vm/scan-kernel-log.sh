@@ -251,7 +251,6 @@ fi
 
 found=0
 foreign_found=0
-known_found=0
 declare -A known_seen=()
 printed=0
 for f in "$@"; do
@@ -283,7 +282,6 @@ for f in "$@"; do
 		tag=
 		cls=${other[${line%%:*}]:-}
 		if [[ $cls == known:* ]]; then
-			known_found=1
 			known_seen[${cls#known:}]=1
 			tag=known:
 		elif [ -n "$cls" ] ||
@@ -310,7 +308,7 @@ fi
 for i in "${!known_seen[@]}"; do
 	echo "known: ${KNOWN_WHY[$i]}"
 done
-if [ "$found" -eq 0 ] && [ "$known_found" -eq 1 ]; then
+if [ "$found" -eq 0 ] && [ ${#known_seen[@]} -gt 0 ]; then
 	exit 4
 fi
 if [ "$found" -eq 0 ] && [ "$foreign_found" -eq 1 ]; then
