@@ -19,12 +19,19 @@ static struct in_addr third_host(void)
 	return a;
 }
 
+/* What node 1's answer to a request carried (see struct hp). */
+struct answer {
+	int rd_init, rd_resp;	/* its initiator depth, responder resources */
+	int rej_reason;		/* of its REJ (wire 1.6), or HP_REJ_NONE */
+};
+
 /*
  * Node 2: one request with @priv; return the event that answers it, and
- * in *@up the connection it made as it came up.  It is closed at once.
+ * in *@ans what that answer carried.  A connection it made is closed at
+ * once.
  */
 static enum rdma_cm_event_type send_request(const struct rds_wire_priv *priv,
-					    int *status, struct hp *up)
+					    int *status, struct answer *ans)
 {
 	enum rdma_cm_event_type type;
 	struct hp h;
@@ -32,8 +39,11 @@ static enum rdma_cm_event_type send_request(const struct rds_wire_priv *priv,
 	memset(&h, 0, sizeof(h));
 	h.read_status = -1;
 	type = hp_try_open(&h, priv, status);
-	if (up)
-		*up = h;
+	if (ans) {
+		ans->rd_init = h.peer_rd_init;
+		ans->rd_resp = h.peer_rd_resp;
+		ans->rej_reason = h.rej_reason;
+	}
 	hp_close(&h);
 	return type;
 }
@@ -140,28 +150,28 @@ void test_honest_request(void)
 {
 	enum rdma_cm_event_type type;
 	struct rds_wire_priv p;
-	struct hp up;
+	struct answer ans;
 	int status;
 
 	sync_peer("ready");
 	if (node == 2) {
 		rds_wire_priv_fill(&p, addr_self.s_addr, addr_peer.s_addr,
 				   HONEST_TOS, 0, 0);
-		type = send_request(&p, &status, &up);
+		type = send_request(&p, &status, &ans);
 		EXPECT_TRUE(type == RDMA_CM_EVENT_ESTABLISHED,
 			    "an honest request got %s (status %d)",
 			    rdma_event_str(type), status);
 		if (type == RDMA_CM_EVENT_ESTABLISHED) {
 			rt_diag("node 1's initiator depth %d, responder resources %d",
-				up.peer_rd_init, up.peer_rd_resp);
-			EXPECT_TRUE(up.peer_rd_init >= 1 &&
-				    up.peer_rd_init <= HP_RD_RESP,
+				ans.rd_init, ans.rd_resp);
+			EXPECT_TRUE(ans.rd_init >= 1 &&
+				    ans.rd_init <= HP_RD_RESP,
 				    "node 1's initiator depth %d, we serve %d",
-				    up.peer_rd_init, HP_RD_RESP);
-			EXPECT_TRUE(up.peer_rd_resp >= 1 &&
-				    up.peer_rd_resp <= HP_RD_INIT,
+				    ans.rd_init, HP_RD_RESP);
+			EXPECT_TRUE(ans.rd_resp >= 1 &&
+				    ans.rd_resp <= HP_RD_INIT,
 				    "node 1's responder resources %d, we may have %d outstanding",
-				    up.peer_rd_resp, HP_RD_INIT);
+				    ans.rd_resp, HP_RD_INIT);
 		}
 	}
 	sync_peer("done");
@@ -185,7 +195,8 @@ void test_reject_reason(void)
 	int busy = distro_victim() ? 1 : 0;
 	enum rdma_cm_event_type type;
 	struct rds_wire_priv p;
-	struct hp h, got;
+	struct answer got;
+	struct hp h;
 	int status;
 
 	sync_peer("ready");
