@@ -52,7 +52,7 @@ struct rds6_info_rdma_connection;
 struct rds_msg;
 struct rds_rdma_op;
 
-/* Memory registration of a device (ib_mr.c); see there for the rules. */
+/* Memory registration of a device (ib_mr_*.c); ib_mr.h has the rules. */
 struct rds_ib_mr_dev {
 	spinlock_t	lock;		/* pool, live, counts, dead, qp_resetting */
 	struct list_head pool;		/* free ib_mr, oldest first (qp_entry) */
@@ -288,15 +288,17 @@ int rds_ib_device_add_conn(struct rds_ib_device *rdev,
 void rds_ib_device_del_conn(struct rds_ib_device *rdev,
 			    struct rds_ib_conn *ic);
 
+/* ib_conn.c */
+int rds_ib_conn_alloc(struct rds_conn *conn, gfp_t gfp);
+void rds_ib_conn_free(struct rds_conn *conn);
+void rds_ib_conn_info(struct rds_conn *conn,
+		      struct rds6_info_rdma_connection *ri);
+
 /* ib_cm.c */
 int rds_ib_listen_init(const struct rds_transport *trans);
 void rds_ib_listen_exit(void);
-int rds_ib_conn_alloc(struct rds_conn *conn, gfp_t gfp);
-void rds_ib_conn_free(struct rds_conn *conn);
 int rds_ib_conn_connect(struct rds_conn *conn);
 void rds_ib_conn_shutdown(struct rds_conn *conn);
-void rds_ib_conn_info(struct rds_conn *conn,
-		      struct rds6_info_rdma_connection *ri);
 
 /* ib_send.c */
 int rds_ib_send_ring_init(struct rds_ib_conn *ic);
@@ -307,10 +309,18 @@ void rds_ib_conn_tx_state(struct rds_conn *conn, unsigned int *posted,
 void rds_ib_send_ack(struct rds_ib_conn *ic);
 void rds_ib_send_op_unmap(struct rds_ib_conn *ic);
 
-/* ib_mr.c */
 struct rds_mr;
+
+/* ib_mr_pool.c */
 extern unsigned int rds_ib_fmr_pool_size;
 extern unsigned int rds_ib_fmr_message_size;
+extern struct workqueue_struct *rds_ib_mr_wq;
+void rds_ib_mr_dev_init(struct rds_ib_device *rdev);
+void rds_ib_mr_dev_exit(struct rds_ib_device *rdev);
+int rds_ib_mr_init(void);
+void rds_ib_mr_exit(void);
+
+/* ib_mr_reg.c */
 int rds_ib_mr_reg(struct net *net, const struct in6_addr *laddr, u32 scope,
 		  struct rds_mr *mr);
 int rds_ib_mr_prepare(struct net *net, const struct in6_addr *laddr,
@@ -319,16 +329,13 @@ bool rds_ib_mr_chain(struct rds_mr *mr, struct rds_ib_device *rdev,
 		     struct ib_reg_wr *wr);
 void rds_ib_mr_unchain(struct rds_mr *mr);
 void rds_ib_mr_chain_done(struct rds_mr *mr, enum ib_wc_status status);
+void rds_ib_mr_sync(struct rds_mr *mr, enum dma_data_direction dir);
+
+/* ib_mr_release.c */
 void rds_ib_mr_dereg(struct rds_mr *mr);
 bool rds_ib_mr_dereg_nowait(struct rds_mr *mr);
-void rds_ib_mr_sync(struct rds_mr *mr, enum dma_data_direction dir);
-extern struct workqueue_struct *rds_ib_mr_wq;
-void rds_ib_mr_dev_init(struct rds_ib_device *rdev);
-void rds_ib_mr_dev_exit(struct rds_ib_device *rdev);
-int rds_ib_mr_init(void);
-void rds_ib_mr_exit(void);
 
-/* ib_reg_qp.c: the registration QP, for ib_mr.c */
+/* ib_reg_qp.c: the registration QP, for the ib_mr_*.c files */
 int rds_ib_reg_qp_create(struct rds_ib_device *rdev);
 void rds_ib_reg_qp_stop(struct rds_ib_mr_dev *mrd);
 void rds_ib_reg_qp_destroy(struct rds_ib_mr_dev *mrd);

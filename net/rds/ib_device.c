@@ -2,7 +2,7 @@
 /*
  * RDMA devices: the ib_client that gives each device the per-device state
  * the transport needs (a protection domain, and the memory registration
- * QP and MR pool of ib_mr.c), and the lookup from a local
+ * QP and MR pool of ib_mr_pool.c), and the lookup from a local
  * IPv4 address to the device that owns it.
  *
  * Device removal ("rdma link del", hot unplug, module unload of the

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The registration QP of a device: where RDS_GET_MR posts its REG_MR and
- * every release its LOCAL_INV (ib_mr.c).
+ * every release its LOCAL_INV (ib_mr_reg.c, ib_mr_release.c).
  *
  * It is an RC QP connected to itself.  It never carries a packet: it
  * exists so that memory can be registered as soon as a socket is bound,

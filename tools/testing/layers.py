@@ -45,10 +45,14 @@ CORE_LAYERS = [
 IB_LAYERS = [
     ('ib_stats', ['ib_stats']),
     ('ib_device', ['ib_device']),
-    ('ib_mr', ['ib_mr', 'ib_reg_qp']),
+    ('ib_mr_pool', ['ib_mr_pool', 'ib_reg_qp']),
+    ('ib_mr_reg', ['ib_mr_reg']),
+    ('ib_mr_release', ['ib_mr_release']),
     ('ib_credit', ['ib_credit']),
     ('ib_send', ['ib_send']),
     ('ib_recv', ['ib_recv']),
+    ('ib_handshake', ['ib_handshake']),
+    ('ib_conn', ['ib_conn']),
     ('ib_cm', ['ib_cm']),
     ('ib', ['ib']),
 ]

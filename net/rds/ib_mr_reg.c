@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Registration: RDS_GET_MR registers on the registration QP and waits
+ * (rds_ib_mr_reg()); RDS_CMSG_RDMA_MAP maps the pages (rds_ib_mr_prepare())
+ * and the transmit path chains the REG_MR in front of the message's
+ * SENDs (rds_ib_mr_chain()); a registered MR's pages are synced around
+ * a peer's use.  The rules: ib_mr.h.
+ */
+#include <linux/dma-mapping.h>
+#include <linux/errno.h>
+#include <linux/module.h>
+#include <linux/random.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <rdma/ib_verbs.h>
+
+#include "ib.h"
+#include "ib_mr.h"
+#include "transport.h"
+
+/*
+ * Whether a MAP's REG_MR is chained on the connection's QP: -1 (auto)
+ * chains unless the device re-runs local operations (rds_ib_mr_chains()).
+ */
+static int rds_ib_chain_reg_mr = -1;
+module_param_named(chain_reg_mr, rds_ib_chain_reg_mr, int, 0644);
+MODULE_PARM_DESC(chain_reg_mr, "Post a MAP's REG_MR in front of its SEND on the connection's QP: 1 always, 0 never (register on the registration QP in sendmsg), -1 unless the device is rxe (default)");
+
+/* A registration work request completed: record it, free its entry. */
+struct rds_ib_mr *rds_ib_reg_wc(struct ib_wc *wc)
+{
+	struct rds_ib_mr *imr = container_of(wc->wr_cqe, struct rds_ib_mr, cqe);
+	struct rds_ib_mr_dev *mrd = &imr->rdev->mrd;
+
+	imr->status = wc->status;
+	up(&mrd->sq_slots);
+	if (wc->status != IB_WC_SUCCESS)
+		rds_ib_reg_failed(mrd, wc->status);
+	return imr;
+}
+
+static void rds_ib_reg_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	complete(&rds_ib_reg_wc(wc)->done);
+}
+
+/* A new random key byte for @mr, never the one it has now. */
+static void rds_ib_mr_new_key(struct ib_mr *mr)
+{
+	u8 key = get_random_u8();
+
+	if (key == (u8)mr->rkey)
+		key++;
+	ib_update_fast_reg_key(mr, key);
+}
+
+/*
+ * Map the core's pinned pages onto a pooled MR with a new key, without
+ * posting anything.  Return: the registration with its device's memory
+ * referenced and the MR on the live list, or an ERR_PTR (see
+ * rds_ib_mr_reg()).  Caller holds a reference on @rdev.
+ */
+static struct rds_ib_mr *rds_ib_mr_map(struct rds_ib_device *rdev,
+				       struct rds_mr *mr)
+{
+	struct rds_ib_mr_dev *mrd = &rdev->mrd;
+	struct rds_ib_mr *imr;
+	struct ib_mr *ibmr;
+	int ret, n;
+
+	if (!mrd->cq)
+		return ERR_PTR(-EOPNOTSUPP);
+	/* fmr_message_size, and a page of slack for an unaligned start. */
+	if (mr->len > READ_ONCE(rds_ib_fmr_message_size) + PAGE_SIZE ||
+	    mr->nr_pages > mrd->max_pages)
+		return ERR_PTR(-EINVAL);
+	imr = kzalloc(sizeof(*imr), GFP_KERNEL);
+	if (!imr)
+		return ERR_PTR(-ENOMEM);
+	imr->rdev = rdev;
+	imr->owner = mr;
+	INIT_LIST_HEAD(&imr->item);
+	init_completion(&imr->done);
+	ret = sg_alloc_table_from_pages(&imr->sgt, mr->pages, mr->nr_pages,
+					mr->offset, mr->len, GFP_KERNEL);
+	if (ret)
+		goto out_free;
+	imr->nents = ib_dma_map_sg(rdev->ibdev, imr->sgt.sgl,
+				   imr->sgt.orig_nents, DMA_BIDIRECTIONAL);
+	if (!imr->nents) {
+		ret = -EBUSY;
+		goto out_sgt;
+	}
+
+	ibmr = rds_ib_pool_get(rdev);
+	if (IS_ERR(ibmr)) {
+		ret = PTR_ERR(ibmr);
+		goto out_unmap;
+	}
+	n = ib_map_mr_sg(ibmr, imr->sgt.sgl, imr->nents, NULL, PAGE_SIZE);
+	if (n != imr->nents) {
+		ret = n < 0 ? n : -EINVAL;
+		goto out_discard;
+	}
+	/* Zero-based at the first page, bounded to the bytes asked for. */
+	ibmr->iova = mr->offset;
+	ibmr->length = mr->len;
+	rds_ib_mr_new_key(ibmr);
+
+	spin_lock_bh(&mrd->lock);
+	if (mrd->dead) {
+		spin_unlock_bh(&mrd->lock);
+		ret = -ENODEV;
+		goto out_discard;
+	}
+	imr->mr = ibmr;
+	list_add_tail(&imr->item, &mrd->live);
+	spin_unlock_bh(&mrd->lock);
+	kref_get(&rdev->mem);
+	mr->rkey = ibmr->rkey;
+	mr->tp = imr;
+	return imr;
+
+out_discard:
+	rds_ib_pool_discard(mrd, ibmr);
+out_unmap:
+	rds_ib_mr_unmap(rdev, imr);
+	goto out_free;
+out_sgt:
+	sg_free_table(&imr->sgt);
+out_free:
+	kfree(imr);
+	return ERR_PTR(ret);
+}
+
+/*
+ * Undo rds_ib_mr_map() of a registration the core never got.  Caller
+ * holds a reference on the device, so the PD outlives the MR.
+ */
+static void rds_ib_mr_drop(struct rds_ib_mr *imr)
+{
+	struct rds_ib_device *rdev = imr->rdev;
+	struct rds_ib_mr_dev *mrd = &rdev->mrd;
+	struct ib_mr *ibmr;
+
+	spin_lock_bh(&mrd->lock);
+	ibmr = imr->mr;
+	imr->mr = NULL;
+	list_del_init(&imr->item);
+	spin_unlock_bh(&mrd->lock);
+	if (ibmr) {
+		rds_ib_pool_discard(mrd, ibmr);
+		rds_ib_mr_unmap(rdev, imr);
+	}
+	kfree(imr);
+	kref_put(&rdev->mem, rds_ib_device_free);
+}
+
+/*
+ * Describe the REG_MR of a mapped registration.  A peer may read, write
+ * and, where the device has atomics, run them on it (the distribution's
+ * MRs leave atomics out, so atomics aimed at them fail).
+ */
+static void rds_ib_mr_reg_wr(struct rds_ib_mr *imr, struct ib_reg_wr *wr)
+{
+	memset(wr, 0, sizeof(*wr));
+	wr->wr.opcode = IB_WR_REG_MR;
+	wr->mr = imr->mr;
+	wr->key = imr->mr->rkey;
+	wr->access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
+		     IB_ACCESS_REMOTE_WRITE;
+	if (imr->mr->device->attrs.atomic_cap != IB_ATOMIC_NONE)
+		wr->access |= IB_ACCESS_REMOTE_ATOMIC;
+}
+
+/*
+ * Register on the registration QP and wait for the REG_MR: RDS_GET_MR,
+ * and a MAP on a device that cannot chain.  Return: as rds_ib_mr_reg().
+ */
+static int rds_ib_mr_reg_wait(struct rds_ib_device *rdev, struct rds_mr *mr)
+{
+	struct rds_ib_mr_dev *mrd = &rdev->mrd;
+	struct rds_ib_mr *imr;
+	struct ib_reg_wr wr;
+	int ret;
+
+	imr = rds_ib_mr_map(rdev, mr);
+	if (IS_ERR(imr))
+		return PTR_ERR(imr);
+	rds_ib_mr_reg_wr(imr, &wr);
+	wr.wr.wr_cqe = &imr->cqe;
+	imr->cqe.done = rds_ib_reg_done;
+
+	down_read(&mrd->qp_sem);
+	if (!mrd->qp) {
+		ret = -EIO;
+	} else {
+		rds_ib_reg_maybe_fail(mrd);
+		ret = rds_ib_reg_post(mrd, &wr.wr);
+		if (!ret) {
+			wait_for_completion(&imr->done);
+			ret = imr->status == IB_WC_SUCCESS ? 0 : -EIO;
+		}
+	}
+	up_read(&mrd->qp_sem);
+	if (ret) {
+		/* Its state is unknown: deregister it, never reuse it. */
+		mr->tp = NULL;
+		rds_ib_mr_drop(imr);
+		return ret;
+	}
+	imr->state = RDS_IB_MR_VALID;
+	rds_ib_stat_inc(RDS_IB_STAT_MR_REG);
+	return 0;
+}
+
+/**
+ * rds_ib_mr_reg() - register the core's pinned pages for remote access
+ * @net: namespace of the socket
+ * @laddr: the address the socket is bound to: its device registers
+ * @scope: its scope (addr.h)
+ * @mr: the core's MR: pages, nr_pages, offset, len set
+ *
+ * Context: process context, may sleep.
+ * Return: 0 with mr->rkey and mr->tp set; -EOPNOTSUPP if the device
+ * cannot register, -ENODEV if it is gone, -ENOMEM if finding it ran out
+ * of memory, -EINVAL for a region over
+ * fmr_message_size + 4 KiB or fmr_message_size / 4 KiB + 1 pages,
+ * -EAGAIN when the pool is exhausted, -EBUSY when the pages cannot be
+ * DMA-mapped, -EIO if the HCA refused or the registration QP is being
+ * recovered from an earlier failure.
+ */
+int rds_ib_mr_reg(struct net *net, const struct in6_addr *laddr, u32 scope,
+		  struct rds_mr *mr)
+{
+	struct rds_ib_device *rdev = rds_ib_device_by_addr(net, laddr, scope);
+	int ret;
+
+	if (IS_ERR(rdev))
+		return rds_ib_no_device(rdev, -ENODEV);
+	ret = rds_ib_mr_reg_wait(rdev, mr);
+	rds_ib_device_put(rdev);
+	return ret;
+}
+
+/*
+ * Whether a REG_MR may wait on a connection's QP behind SENDs.  rxe may
+ * not: when it retransmits (a lost packet, a late ACK) it walks its send
+ * queue again from the oldest WR not yet acknowledged and runs every
+ * local operation it meets once more, although it ran it already.  A
+ * REG_MR run twice finds its MR valid, fails, and breaks the connection
+ * ("rxe_reg_fast_mr: ... not free"; seen with 2% packet loss within
+ * seconds, with the distribution's module too).  The registration QP
+ * carries no remote operation, so it never retransmits.
+ */
+static bool rds_ib_mr_chains(struct rds_ib_device *rdev)
+{
+	int chain = READ_ONCE(rds_ib_chain_reg_mr);
+
+	if (chain >= 0)
+		return chain;
+	return rdev->ibdev->ops.driver_id != RDMA_DRIVER_RXE;
+}
+
+/**
+ * rds_ib_mr_prepare() - map pages for a registration the message posts
+ * @net: namespace of the socket
+ * @laddr: the address the socket is bound to: its device registers
+ * @scope: its scope (addr.h)
+ * @mr: the core's MR: pages, nr_pages, offset, len set
+ *
+ * As rds_ib_mr_reg(), but the REG_MR is left to rds_ib_mr_chain(), which
+ * the transmit path calls before the first SEND of the message carrying
+ * the cookie: on one QP the HCA runs it first, and nothing waits for it.
+ * On a device that cannot chain (rds_ib_mr_chains()) it is rds_ib_mr_reg().
+ *
+ * Context: process context, may sleep.
+ * Return: as rds_ib_mr_reg().
+ */
+int rds_ib_mr_prepare(struct net *net, const struct in6_addr *laddr,
+		      u32 scope, struct rds_mr *mr)
+{
+	struct rds_ib_device *rdev = rds_ib_device_by_addr(net, laddr, scope);
+	struct rds_ib_mr *imr;
+	int ret;
+
+	if (IS_ERR(rdev))
+		return rds_ib_no_device(rdev, -ENODEV);
+	if (!rds_ib_mr_chains(rdev)) {
+		ret = rds_ib_mr_reg_wait(rdev, mr);
+		if (!ret)
+			rds_ib_stat_inc(RDS_IB_STAT_MR_REG_UNCHAINED);
+		rds_ib_device_put(rdev);
+		return ret;
+	}
+	imr = rds_ib_mr_map(rdev, mr);
+	rds_ib_device_put(rdev);
+	if (IS_ERR(imr))
+		return PTR_ERR(imr);
+	imr->state = RDS_IB_MR_IDLE;
+	return 0;
+}
+
+/**
+ * rds_ib_mr_chain() - the REG_MR a message must post before its SENDs
+ * @mr: the message's reg_mr
+ * @rdev: the device of the connection's QP
+ * @wr: filled in when the function returns true; the caller sets wr_cqe
+ *
+ * Once per registration: a registration already posted, or one on
+ * another device (it cannot be posted there; the peer's RDMA with the
+ * cookie then fails), needs nothing.  When it returns true the
+ * registration counts as posted: the caller posts @wr and reports its
+ * completion with rds_ib_mr_chain_done(), or calls rds_ib_mr_unchain()
+ * if the post failed.
+ *
+ * Context: the connection's transmit path, which runs one at a time.
+ * Return: true if @wr must be posted.
+ */
+bool rds_ib_mr_chain(struct rds_mr *mr, struct rds_ib_device *rdev,
+		     struct ib_reg_wr *wr)
+{
+	struct rds_ib_mr *imr = mr->tp;
+
+	if (!imr || imr->state != RDS_IB_MR_IDLE || imr->rdev != rdev ||
+	    !imr->mr)
+		return false;
+	rds_ib_mr_reg_wr(imr, wr);
+	/* Before the post: its completion may run at once. */
+	imr->state = RDS_IB_MR_POSTED;
+	rds_ib_stat_inc(RDS_IB_STAT_MR_REG_CHAINED);
+	return true;
+}
+
+/**
+ * rds_ib_mr_unchain() - the REG_MR from rds_ib_mr_chain() was not posted
+ * @mr: the message's reg_mr
+ */
+void rds_ib_mr_unchain(struct rds_mr *mr)
+{
+	struct rds_ib_mr *imr = mr->tp;
+
+	imr->state = RDS_IB_MR_IDLE;
+}
+
+/**
+ * rds_ib_mr_chain_done() - a chained REG_MR completed
+ * @mr: the message's reg_mr, still referenced by the message
+ * @status: its completion status
+ *
+ * A failed or flushed one leaves the MR's key in an unknown state: it is
+ * not posted again (a REG_MR on a valid MR would fail and break the next
+ * QP too), and its release deregisters it.
+ *
+ * Context: send completion (softirq).
+ */
+void rds_ib_mr_chain_done(struct rds_mr *mr, enum ib_wc_status status)
+{
+	struct rds_ib_mr *imr = mr->tp;
+
+	imr->state = status == IB_WC_SUCCESS ? RDS_IB_MR_VALID :
+					       RDS_IB_MR_DIRTY;
+	if (status == IB_WC_SUCCESS)
+		rds_ib_stat_inc(RDS_IB_STAT_MR_REG);
+}
+
+/**
+ * rds_ib_mr_sync() - hand an MR's pages to the device or to the CPU
+ * @mr: a registered MR
+ * @dir: DMA_TO_DEVICE before a peer uses the key, DMA_FROM_DEVICE after
+ *
+ * The pages stay mapped (DMA_BIDIRECTIONAL) for the MR's whole life, so
+ * with bounce buffers a peer's WRITE is seen, and a peer's READ sees
+ * what the owner wrote, only at these points.  Devices without DMA (rxe)
+ * need nothing.  A device being removed has unmapped the pages already.
+ *
+ * Context: any.
+ */
+void rds_ib_mr_sync(struct rds_mr *mr, enum dma_data_direction dir)
+{
+	struct rds_ib_mr *imr = mr->tp;
+	struct rds_ib_mr_dev *mrd;
+	struct ib_device *dev;
+
+	if (!imr)
+		return;
+	dev = imr->rdev->ibdev;
+	mrd = &imr->rdev->mrd;
+	if (ib_uses_virt_dma(dev))
+		return;
+	spin_lock_bh(&mrd->lock);	/* against the removal's unmapping */
+	if (imr->nents && dir == DMA_TO_DEVICE)
+		dma_sync_sg_for_device(dev->dma_device, imr->sgt.sgl,
+				       imr->sgt.orig_nents, DMA_BIDIRECTIONAL);
+	else if (imr->nents)
+		dma_sync_sg_for_cpu(dev->dma_device, imr->sgt.sgl,
+				    imr->sgt.orig_nents, DMA_BIDIRECTIONAL);
+	spin_unlock_bh(&mrd->lock);
+}
