@@ -3,60 +3,101 @@
 #
 # make check: every check the project promises, each counted as a test.
 #
-#   1. builds for Debian's 6.1 and 6.12 kernels with W=1: no warning
-#   2. sparse (C=2) on both: no warning
-#   2b. the modules' files only call down (tools/testing/layers.py)
-#   3. checkpatch.pl --strict on every C file and header: clean
-#   4. the selftests, the demo, tools/rds-zc-bench, tools/rds-zc-info and
-#      the examples build with -Werror;
-#      the ABI check, the bench's own tests (its kernel-log scanner and
-#      judge) and make reliability's parser (reliability.sh --self-test)
-#      run on the host
-#   5. the selftests in qemu guests: our modules and the distribution's rds,
-#      each on 6.1 and 6.12 (the same tests must pass on both); and the
-#      two-guest tests (run_remote.sh) on 6.1 for each pairing of module
-#      sets in REMOTE_PAIRINGS below, and on 6.12 for REMOTE_PAIRINGS_6_12
-#   6. DKMS (tools/testing/dkms-check.sh, after the one-guest runs and
-#      before the two-guest ones, 3 to 5 minutes): dkms.conf builds and
-#      installs the modules for 6.1 and 6.12 into scratch trees, and a
-#      guest booting each kernel loads and uses what DKMS built
+# First, one after another (the guests need what they make):
+#   - the Debian packages (install-deps.sh);
+#   - the modules for Debian's 6.1 and 6.12 with W=1, side by side: no
+#     warning;
+#   - the selftests, the demo, tools/rds-zc-bench, tools/rds-zc-info and
+#     the examples, with -Werror;
+#   - each kernel's initramfs (vm-run.sh --prepare).
+# Then the lanes, side by side as far as the host's CPUs allow (LANES
+# below, longest first):
+#   - static: sparse, the layering, checkpatch, the manual page and the
+#     host-side TAP programs (tools/testing/check-static.sh);
+#   - the selftests in one guest (run_guest.sh): our modules and the
+#     distribution's, each on 6.1 and 6.12;
+#   - DKMS (tools/testing/dkms-check.sh): dkms.conf builds and installs
+#     the modules for 6.1 and 6.12 into scratch trees, and a guest booting
+#     each kernel loads and uses what DKMS built;
+#   - the two-guest selftests (run_remote.sh) for each pairing of module
+#     sets on 6.1 and 6.12, each with the programs whose outcome depends
+#     on that pairing (see LANES).
 #
-# Prints one TAP-style line per test and ends with
+# Prints one TAP-style line per test, each lane's results when it ends,
+# and at the end each lane's wall time, the total, and
 # "N passed, M failed, K skipped": a result with a SKIP directive counts
-# as skipped, never as passed.  Each guest run must report at least the
-# number of results MIN_RESULTS gives it (so must the DKMS check), so a
-# case that vanished or a program that stopped early fails.  Exits
-# non-zero if anything failed.
+# as skipped, never as passed.  Each lane must report at least the
+# number of results MIN_RESULTS gives it, so a case that vanished or a
+# program that stopped early fails.  Exits non-zero if anything failed.
 # Logs are kept in build/check/.
 #
-# Environment: CHECK_GUESTS=0 skips the guest runs (static checks only);
-# CHECK_REMOTE_PAIRINGS overrides REMOTE_PAIRINGS, CHECK_REMOTE_PAIRINGS_6_12
-# REMOTE_PAIRINGS_6_12 (empty: none).
+# Environment: CHECK_GUESTS=0 runs the static lane only (no guest);
+# CHECK_LANES="NAME ..." runs only the lanes named; CHECK_SLOTS, how many
+# guest CPUs may run at once (default twice the host's CPUs: a guest under
+# TCG is busy about 40 % of the time in these tests; a two-guest lane
+# takes 2 slots, any other lane 1).
 set -uo pipefail
 
-# The two-guest runs: "guest1,guest2" module sets, ours or distro, each run
-# once on 6.1 (about 2 minutes each).  distro,distro is the reference that
-# proves the tests themselves; the other three are the interoperability bar.
-REMOTE_PAIRINGS="distro,distro ours,ours ours,distro distro,ours"
-# ":credits": the same with flow control that runs out all the time (our
-# receive rings of CREDITS_RING buffers, the distribution's
-# net.rds.ib.flow_control on; run_remote.sh --credits).
-REMOTE_PAIRINGS+=" ours,ours:credits ours,distro:credits"
+# The lanes: NAME SLOTS KIND ARGS..., the static checks first (the host's
+# CPUs alone), then the longest first, so that the short ones fill the
+# gaps at the end.  KIND vm is a vm-run.sh run of a guest
+# script, tap a TAP program on the host, static check-static.sh.
+#
+# Which programs each two-guest pairing runs (run_remote.sh --only), and
+# why:
+# - distro,distro (6.1) runs everything: the reference that proves the
+#   tests themselves.
+# - ours,ours runs everything, on 6.1 and 6.12.
+# - ours,distro runs everything but rds_storm (which needs ours on both
+#   nodes) on 6.1: our node 1 against the distribution's node 2.  On 6.12
+#   it leaves rds_hostile (its forged frames go to node 1, ours, as in
+#   ours,ours: the module of node 2 plays no part) and rds_fuzz out too.
+# - distro,ours (6.1) swaps the roles: the programs where node 1 and node
+#   2 do different things with the modules they run: rds_remote,
+#   rds_ipv6, rds_faults (node 1 cuts the link, node 2 reloads), the
+#   connect race rule (the lower address wins), rds_examples (node 1
+#   serves) and rds_info_tool.  Not rds_rdma (every case already runs
+#   with each node as the owner of the memory in ours,distro), not
+#   rds_hostile (its victim would be the distribution's node 1), not
+#   rds_fuzz (ours,distro fuzzes both ways already).
+# - :credits (run_remote.sh --credits 32: our receive rings 32 buffers,
+#   the distribution's net.rds.ib.flow_control on, so that senders run
+#   out of credits all the time) runs what moves data through the
+#   credits: rds_remote (its flow_control case asserts both sides waited)
+#   and rds_rdma (the RDMA and its ACK behind a credit stall).
+REMOTE_ALL=rds_remote,rds_rdma,rds_ipv6,rds_faults,rds_storm,race_rule,rds_hostile,rds_examples,rds_info_tool,rds_fuzz
+REMOTE_MIXED=rds_remote,rds_rdma,rds_ipv6,rds_faults,race_rule,rds_hostile,rds_examples,rds_info_tool,rds_fuzz
+REMOTE_MIXED_6_12=rds_remote,rds_rdma,rds_ipv6,rds_faults,race_rule,rds_examples,rds_info_tool
+REMOTE_ROLES=rds_remote,rds_ipv6,rds_faults,race_rule,rds_examples,rds_info_tool
+REMOTE_CREDITS=rds_remote,rds_rdma
 CREDITS_RING=32
-# On 6.12 as well: ours on both guests (about 4.5 minutes), and ours
-# against the distribution's (about 4 minutes).  The latter once failed
-# to reconnect after rds_rdma's link_dropped: the cut used to add and
-# delete a qdisc under traffic, which kills rxe's GSI QP on 6.12
-# (lib_faults.sh, netem_arm); the cuts now change a netem's loss instead.
-REMOTE_PAIRINGS_6_12="ours,ours ours,distro"
+remote() {	# remote KERNEL PAIRING PROGRAMS [run_remote.sh args]
+	echo "vm run_remote.sh --kernel $1 --guests 2 --modules $2 --nic e1000 --timeout $([ "$1" = 6.12 ] && echo 900 || echo 600) -- --only $3 ${*:4}"
+}
+LANES=(
+	"static 1 static"
+	"remote-ours-ours-6.12 2 $(remote 6.12 ours,ours $REMOTE_ALL)"
+	"remote-ours-distro-6.12 2 $(remote 6.12 ours,distro $REMOTE_MIXED_6_12)"
+	"remote-ours-ours-6.1 2 $(remote 6.1 ours,ours $REMOTE_ALL)"
+	"remote-distro-distro-6.1 2 $(remote 6.1 distro,distro $REMOTE_ALL)"
+	"remote-ours-distro-6.1 2 $(remote 6.1 ours,distro $REMOTE_MIXED)"
+	"remote-distro-ours-6.1 2 $(remote 6.1 distro,ours $REMOTE_ROLES)"
+	"remote-ours-ours-credits-6.1 2 $(remote 6.1 ours,ours $REMOTE_CREDITS --credits $CREDITS_RING)"
+	"remote-ours-distro-credits-6.1 2 $(remote 6.1 ours,distro $REMOTE_CREDITS --credits $CREDITS_RING)"
+	"dkms 1 tap tools/testing/dkms-check.sh"
+	"ours-6.12 1 vm run_guest.sh --kernel 6.12 --guests 1 --modules ours"
+	"ours-6.1 1 vm run_guest.sh --kernel 6.1 --guests 1 --modules ours"
+	"distro-6.12 1 vm run_guest.sh --kernel 6.12 --guests 1 --modules distro"
+	"distro-6.1 1 vm run_guest.sh --kernel 6.1 --guests 1 --modules distro"
+)
 
-# The fewest results each guest run may report (vm-run.sh's lines: every
-# case of every program, skips included, and the two about the guest
-# itself).  Runs not listed must report at least one.
-# rds_ipv6 adds 15 results to a one-guest run, 8 per guest to a two-guest
-# run; rds_examples.sh's IPv6 run 3 per guest where both run ours (it is
-# one skip elsewhere).
+# The fewest results each lane may report: for a guest run vm-run.sh's
+# lines (every case of every program, skips included, and the two about
+# each guest itself), as counted in the last full run; for the static
+# lane its checks and the host programs' results.  A lane not listed
+# must report at least one.
 declare -A MIN_RESULTS=(
+	[static]=107
 	[ours-6.1]=161
 	[distro-6.1]=161
 	[ours-6.12]=161
@@ -64,11 +105,11 @@ declare -A MIN_RESULTS=(
 	[remote-distro-distro-6.1]=221
 	[remote-ours-ours-6.1]=279
 	[remote-ours-distro-6.1]=225
-	[remote-distro-ours-6.1]=225
-	[remote-ours-ours-credits-6.1]=279
-	[remote-ours-distro-credits-6.1]=225
+	[remote-distro-ours-6.1]=100
+	[remote-ours-ours-credits-6.1]=100
+	[remote-ours-distro-credits-6.1]=100
 	[remote-ours-ours-6.12]=279
-	[remote-ours-distro-6.12]=225
+	[remote-ours-distro-6.12]=180
 	# tools/testing/dkms-check.sh, its whole plan: 1 + 2 x 10 + 2
 	[dkms]=23
 )
@@ -78,6 +119,8 @@ cd "$top" || exit 1
 logs=$top/build/check
 rm -rf "$logs"
 mkdir -p "$logs"
+st_dir=tools/testing/selftests/net/rds
+t_start=$SECONDS
 
 pass=0
 fail=0
@@ -117,64 +160,31 @@ newest_headers() {
 tools/testing/install-deps.sh > "$logs/deps.log" 2>&1
 result $? "dependencies installed" "$logs/deps.log"
 
-declare -A kdir
-for series in 6.1 6.12; do
-	kdir[$series]=$(newest_headers "$series")
-done
-
-# 1 and 2: W=1 builds, then sparse over every file (C=2 checks all files
-# whether or not they are rebuilt).
+# The W=1 builds, both kernels at once.
+declare -A build_pid
 for series in 6.1 6.12; do
 	log=$logs/build-$series.log
-	if [ -z "${kdir[$series]}" ]; then
+	kdir=$(newest_headers "$series")
+	if [ -z "$kdir" ]; then
 		echo "no $series headers installed" > "$log"
-		result 1 "build for $series with W=1, no warnings" "$log"
+		build_pid[$series]=
 		continue
 	fi
-	tools/testing/build-modules.sh "${kdir[$series]}" W=1 > "$log" 2>&1
-	st=$?
+	echo "$kdir" > "$log.kdir"
+	tools/testing/build-modules.sh "$kdir" W=1 > "$log" 2>&1 &
+	build_pid[$series]=$!
+done
+for series in 6.1 6.12; do
+	log=$logs/build-$series.log
+	st=1
+	[ -z "${build_pid[$series]}" ] || { wait "${build_pid[$series]}"; st=$?; }
 	grep -E 'warning:|error:' "$log" > "$log.bad"
 	[ -s "$log.bad" ] && st=1
-	result $st "build for $(basename "${kdir[$series]}") with W=1, no warnings" "$log"
-
-	log=$logs/sparse-$series.log
-	tools/testing/build-modules.sh "${kdir[$series]}" C=2 > "$log" 2>&1
-	st=$?
-	grep -E 'warning:|error:' "$log" | grep -v 'Skipping BTF' > "$log.bad"
-	[ -s "$log.bad" ] && st=1
-	result $st "sparse (C=2) clean for $series" "$log.bad"
+	kdir=$(cat "$log.kdir" 2>/dev/null)
+	result $st "build for $(basename "${kdir:-$series}") with W=1, no warnings" "$log"
 done
 
-# 2b: the modules' files only call down, by the symbols their objects use
-# (tools/testing/layers.py, on the 6.1 build).
-log=$logs/layers.log
-objdir=$(tail -n 1 "$logs/build-6.1.log")
-tools/testing/layers.py "$objdir" > "$log" 2>&1
-result $? "the modules' files only call down: $(tail -n 1 "$log")" "$log"
-
-# 3: checkpatch on every C source and header of the project.  Kernel
-# code and the uapi header get every rule.  User-space programs (tools/)
-# get every rule but those about kernel-internal helpers they cannot use
-# (BIT(), u32, __printf, __noreturn), "volatile" (a signal flag must be
-# volatile sig_atomic_t), and macro-argument checks that cannot hold for
-# the ABI table macros, whose arguments are member designators.
-checkpatch() {	# checkpatch LOG FILE... [-- OPTIONS]
-	perl build/tools/scripts/checkpatch.pl --no-tree --strict --terse \
-		--show-types "${@:2}" >> "$1" 2>&1
-}
-log=$logs/checkpatch.log
-: > "$log"
-mapfile -t ksrc < <(git ls-files '*.c' '*.h' | grep -v '^tools/')
-mapfile -t usrc < <(git ls-files '*.c' '*.h' | grep '^tools/')
-checkpatch "$log" -f "${ksrc[@]}"
-checkpatch "$log" --ignore PREFER_DEFINED_ATTRIBUTE_MACRO,PREFER_KERNEL_TYPES,BIT_MACRO,VOLATILE,MACRO_ARG_REUSE,MACRO_ARG_PRECEDENCE \
-	-f "${usrc[@]}"
-grep -v -E '^total: 0 errors, 0 warnings, 0 checks' "$log" | grep . > "$log.bad"
-if [ -s "$log.bad" ]; then st=1; else st=0; fi
-result $st "checkpatch --strict clean (${#ksrc[@]} kernel, ${#usrc[@]} user-space files)" "$log.bad"
-
-# 4: selftests build, and the ABI check, which needs no module.
-st_dir=tools/testing/selftests/net/rds
+# What the guests run: the selftests, the tools, the examples.
 log=$logs/selftests-build.log
 make -C "$st_dir" > "$log" 2>&1 && make -C tools/testing/demo >> "$log" 2>&1
 result $? "selftests and demo build with -Werror" "$log"
@@ -187,58 +197,30 @@ result $? "rds-zc-info builds with -Werror and answers --help" "$log"
 log=$logs/examples-build.log
 make -C tools/rds-zc-examples -B > "$log" 2>&1
 result $? "the user guide's examples build with -Werror" "$log"
-log=$logs/man-page.log
-groff -man -Tutf8 -ww -z Documentation/man/rds-rdma.7 > "$log" 2>&1 &&
-	! [ -s "$log" ]
-result $? "rds-rdma(7) renders without a warning" "$log"
 
-# run_tap PREFIX COMMAND...: count a TAP stream's results, at least
-# MIN_RESULTS[PREFIX] of them (default 1).  A failure is preceded by the
-# diagnostics ("#" lines) printed since the result before it, 40 at most.
-run_tap() {
-	local line log=$logs/$1.log min=${MIN_RESULTS[$1]:-1}
-	"${@:2}" > "$log" 2>&1
-	local st=$?
-	local n=0 ctx=() c from
-	while IFS= read -r line; do
-		case $line in
-		"ok "*) echo "ok - $1: ${line#ok }"; count_ok "$line"; n=$((n + 1)); ctx=() ;;
-		"not ok "*)
-			from=$((${#ctx[@]} > 40 ? ${#ctx[@]} - 40 : 0))
-			for c in "${ctx[@]:from}"; do
-				echo "# $1: $c"
-			done
-			echo "not ok - $1: ${line#not ok }" | tee -a "$recap"
-			fail=$((fail + 1)); n=$((n + 1)); ctx=() ;;
-		"#"*) ctx+=("${line#\# }") ;;
-		esac
-	done < "$log"
-	if [ "$st" -ne 0 ] && ! grep -q '^not ok' "$log"; then
-		result 1 "$1 exited with status $st" "$log"
-	elif [ "$n" -eq 0 ]; then
-		result 1 "$1 reported no result" "$log"
-	elif [ "$n" -lt "$min" ]; then
-		result 1 "$1: $n results, fewer than the $min expected" "$log"
-	fi
-}
-
-run_tap host-abi "$st_dir/abi_check"
-run_tap bench tools/testing/vm/selftest.sh
-run_tap reliability-parser tools/testing/reliability.sh --self-test
-
-# 5: the selftests in guests.
-run_vm() {	# run_vm NAME GUEST_SCRIPT [vm-run.sh options] [-- script args]
-	local name=$1 log=$logs/$1.log line script=$st_dir/$2 opts=()
-	shift 2
-	while [ $# -gt 0 ] && [ "$1" != -- ]; do
-		opts+=("$1")
-		shift
+# Each kernel's initramfs, once, before runs side by side would race to
+# build it.
+if [ "${CHECK_GUESTS:-1}" != 0 ]; then
+	log=$logs/initramfs.log
+	: > "$log"
+	st=0
+	for series in 6.1 6.12; do
+		tools/testing/vm/vm-run.sh --prepare --kernel "$series" \
+			--modules none >> "$log" 2>&1 || st=1
 	done
-	[ $# -gt 0 ] && shift
-	tools/testing/vm/vm-run.sh "${opts[@]}" -- "$script" "$@" > "$log" 2>&1
-	local st=$? n=0 min=${MIN_RESULTS[$name]:-1} why=0 rwhy=0
-	# vm-run.sh's own failures ("kernel log clean") are followed by
-	# "#   " lines that say why (the offending kernel lines): keep 40.
+	result $st "the guests' initramfs built" "$log"
+fi
+
+# --- Reading a lane's output --------------------------------------------
+
+# parse_lines NAME LOG: count a lane's "ok - " and "not ok - " lines (what
+# vm-run.sh and check-static.sh print); a failure is followed by the
+# "#   " lines that say why (the offending kernel lines, a program's
+# diagnostics): 40 kept here, 2 in the recap.  Sets n to the count.
+parse_lines() {
+	local name=$1 line why=0 rwhy=0
+
+	n=0
 	while IFS= read -r line; do
 		case $line in
 		"ok - "*) echo "ok - $name: ${line#ok - }"; count_ok "$line"; n=$((n + 1)); why=0; rwhy=0 ;;
@@ -250,13 +232,29 @@ run_vm() {	# run_vm NAME GUEST_SCRIPT [vm-run.sh options] [-- script args]
 			;;
 		*) why=0; rwhy=0 ;;
 		esac
-	done < "$log"
-	[ "$n" -ge "$min" ] ||
-		result 1 "$name: $n results, fewer than the $min expected" "$log"
-	grep -q '^[0-9]* passed, [0-9]* failed$' "$log" ||
-		result 1 "$name: the bench printed no summary (status $st)" "$log"
-	[ "$st" -eq 0 ] || failure_context "$name" "$log"
-	grep '^# vm-run: wall time' "$log" | sed "s/^# vm-run:/# $name:/"
+	done < "$2"
+}
+
+# parse_tap NAME LOG: count a TAP stream's results ("ok N - ...").  A
+# failure is preceded by the diagnostics ("#" lines) printed since the
+# result before it, 40 at most.  Sets n to the count.
+parse_tap() {
+	local name=$1 line ctx=() c from
+
+	n=0
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) echo "ok - $name: ${line#ok }"; count_ok "$line"; n=$((n + 1)); ctx=() ;;
+		"not ok "*)
+			from=$((${#ctx[@]} > 40 ? ${#ctx[@]} - 40 : 0))
+			for c in "${ctx[@]:from}"; do
+				echo "# $name: $c"
+			done
+			echo "not ok - $name: ${line#not ok }" | tee -a "$recap"
+			fail=$((fail + 1)); n=$((n + 1)); ctx=() ;;
+		"#"*) ctx+=("${line#\# }") ;;
+		esac
+	done < "$2"
 }
 
 # What the guests said around their failures, so that a CI log tells why:
@@ -284,33 +282,98 @@ failure_context() {	# failure_context NAME VM_RUN_LOG
 	done
 }
 
-if [ "${CHECK_GUESTS:-1}" != 0 ]; then
-	run_vm ours-6.1 run_guest.sh --kernel 6.1 --guests 1 --modules ours
-	run_vm distro-6.1 run_guest.sh --kernel 6.1 --guests 1 --modules distro
-	run_vm ours-6.12 run_guest.sh --kernel 6.12 --guests 1 --modules ours
-	run_vm distro-6.12 run_guest.sh --kernel 6.12 --guests 1 --modules distro
-	# 6: DKMS, one guest at a time.
-	run_tap dkms tools/testing/dkms-check.sh
-	grep '^# dkms-check: wall time' "$logs/dkms.log" | sed 's/^# dkms-check:/# dkms:/'
-	for pairing in ${CHECK_REMOTE_PAIRINGS:-$REMOTE_PAIRINGS}; do
-		args=()
-		case $pairing in
-		*:credits) args=(--credits "$CREDITS_RING") ;;
-		esac
-		name=${pairing/,/-}
-		run_vm "remote-${name/:/-}-6.1" run_remote.sh --kernel 6.1 \
-			--guests 2 --modules "${pairing%:*}" --nic e1000 \
-			--timeout 600 \
-			-- "${args[@]}"
+# finish_lane NAME KIND STATUS: count what a lane printed, and check it
+# reported enough.
+finish_lane() {
+	local name=$1 kind=$2 st=$3 log=$logs/$1.log min=${MIN_RESULTS[$1]:-1}
+
+	echo "# lane $name ended after ${lane_wall[$name]} s (status $st)"
+	case $kind in
+	tap) parse_tap "$name" "$log" ;;
+	*) parse_lines "$name" "$log" ;;
+	esac
+	if [ "$kind" = vm ]; then
+		grep -q '^[0-9]* passed, [0-9]* failed$' "$log" ||
+			result 1 "$name: the bench printed no summary (status $st)" "$log"
+		[ "$st" -eq 0 ] || failure_context "$name" "$log"
+	elif [ "$st" -ne 0 ] && ! grep -q '^not ok' "$log"; then
+		result 1 "$name exited with status $st" "$log"
+	fi
+	if [ "$n" -eq 0 ]; then
+		result 1 "$name reported no result" "$log"
+	elif [ "$n" -lt "$min" ]; then
+		result 1 "$name: $n results, fewer than the $min expected" "$log"
+	fi
+}
+
+# run_lane NAME KIND ARGS...: the lane's command, its output into its log.
+run_lane() {
+	local name=$1 kind=$2 script opts=()
+
+	shift 2
+	case $kind in
+	static) tools/testing/check-static.sh "$logs" ;;
+	tap) "$@" ;;
+	vm)
+		script=$st_dir/$1
+		shift
+		while [ $# -gt 0 ] && [ "$1" != -- ]; do
+			opts+=("$1")
+			shift
+		done
+		[ $# -gt 0 ] && shift
+		tools/testing/vm/vm-run.sh "${opts[@]}" -- "$script" "$@"
+		;;
+	esac > "$logs/$name.log" 2>&1
+}
+
+# --- The lanes, side by side ----------------------------------------------
+slots=${CHECK_SLOTS:-$((2 * $(nproc)))}
+declare -A lane_wall=() lane_start=() lane_kind=() lane_slots=() lane_of_pid=()
+queue=()
+for lane in "${LANES[@]}"; do
+	read -r name _ kind _ <<< "$lane"
+	if [ -n "${CHECK_LANES:-}" ]; then
+		[[ " $CHECK_LANES " == *" $name "* ]] || continue
+	elif [ "${CHECK_GUESTS:-1}" = 0 ]; then
+		[ "$kind" = static ] || continue
+	fi
+	queue+=("$lane")
+done
+
+free=$slots
+running=0
+while [ ${#queue[@]} -gt 0 ] || [ "$running" -gt 0 ]; do
+	# Start every queued lane that fits, in order; a lane larger than
+	# all the slots starts alone.
+	rest=()
+	for lane in "${queue[@]}"; do
+		read -r name need kind args <<< "$lane"
+		if [ "$need" -le "$free" ] || [ "$running" -eq 0 ]; then
+			read -r -a argv <<< "$args"
+			run_lane "$name" "$kind" "${argv[@]}" &
+			lane_of_pid[$!]=$name
+			lane_start[$name]=$SECONDS
+			lane_kind[$name]=$kind
+			lane_slots[$name]=$need
+			free=$((free - need))
+			running=$((running + 1))
+			echo "# lane $name started ($need of $slots slots)"
+		else
+			rest+=("$lane")
+		fi
 	done
-	# 6.12's guests are slower: about 510 s before rds_storm.sh,
-	# which adds about 120 s (its lossy case 20 s of that).
-	for pairing in ${CHECK_REMOTE_PAIRINGS_6_12-$REMOTE_PAIRINGS_6_12}; do
-		run_vm "remote-${pairing/,/-}-6.12" run_remote.sh --kernel 6.12 \
-			--guests 2 --modules "$pairing" --nic e1000 \
-			--timeout 900
-	done
-fi
+	queue=("${rest[@]}")
+	[ "$running" -gt 0 ] || break
+	pid=
+	wait -n -p pid
+	st=$?
+	name=${lane_of_pid[$pid]}
+	lane_wall[$name]=$((SECONDS - lane_start[$name]))
+	free=$((free + lane_slots[$name]))
+	running=$((running - 1))
+	finish_lane "$name" "${lane_kind[$name]}" "$st"
+done
 
 if [ -s "$recap" ]; then
 	echo "# the failures again (their diagnostics are above):"
@@ -318,5 +381,11 @@ if [ -s "$recap" ]; then
 	n=$(wc -l < "$recap")
 	[ "$n" -le 24 ] || echo "#   ... and $((n - 24)) more lines in $recap"
 fi
+echo "# wall time of each lane (side by side, $slots slots):"
+for lane in "${LANES[@]}"; do
+	read -r name _ <<< "$lane"
+	[ -z "${lane_wall[$name]:-}" ] || printf '#   %-32s %5d s\n' "$name" "${lane_wall[$name]}"
+done
+echo "# make check's wall time: $((SECONDS - t_start)) s"
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

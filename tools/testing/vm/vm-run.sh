@@ -54,6 +54,10 @@
 #                        (default 0: none).  Tells a guest that froze from
 #                        one whose programs wait, and on what.
 #   --judge DIR          boot nothing: judge an existing results folder again.
+#   --prepare            boot nothing: build the kernel's initramfs if it is
+#                        missing or stale, then exit (make check does this
+#                        once per kernel before it starts runs side by side,
+#                        which would otherwise race to build it).
 #
 # Environment: VM_QEMU_OPTS, extra qemu options (split on white space);
 # VM_KERNEL_ARGS, extra kernel command line parameters.
@@ -98,6 +102,7 @@ nic=virtio
 hub=0
 heartbeat=0
 judge_dir=
+prepare=0
 
 usage() {
 	awk 'NR > 2 && /^#/ { sub(/^# ?/, ""); print; next } NR > 2 { exit }' "$0" >&2
@@ -284,6 +289,7 @@ while [ $# -gt 0 ]; do
 	--hub) hub=1; shift ;;
 	--heartbeat) heartbeat=${2:?}; shift 2 ;;
 	--judge) judge_dir=${2:?}; shift 2 ;;
+	--prepare) prepare=1; shift ;;
 	-h|--help) usage ;;
 	--) shift; break ;;
 	*) echo "vm-run: unexpected argument '$1'" >&2; usage ;;
@@ -303,7 +309,7 @@ if [ -n "$judge_dir" ]; then
 	exit
 fi
 
-[ $# -ge 1 ] || usage
+[ $# -ge 1 ] || [ "$prepare" = 1 ] || usage
 need_uint --guests "$guests" 1
 need_uint --timeout "$timeout_s" 30
 need_uint --mem "$mem" 256
@@ -327,7 +333,7 @@ done
 
 # The guest script: make a path that exists on the host absolute (the guest
 # sees the host's tree at the same paths and starts in the repository root).
-if [ -e "$1" ]; then
+if [ $# -ge 1 ] && [ -e "$1" ]; then
 	script=$(realpath "$1")
 	shift
 	set -- "$script" "$@"
@@ -386,6 +392,7 @@ if [ "$rebuild" -eq 1 ]; then
 	"$here/build-initramfs.sh" "$krel" "$initrd" >&2 ||
 		die "building the initramfs failed"
 fi
+[ "$prepare" = 0 ] || exit 0
 
 # --- Results folder --------------------------------------------------------
 if [ -z "$results" ]; then

@@ -66,6 +66,7 @@ run_prog() {
 	local name=$1 limit
 	limit=$(scaled "$2")
 	local line rest verdict planned='' ran=0 bad=0 rc log=/dev/null status
+	local t0=$SECONDS
 	shift 2
 
 	if [ -n "${RESULTS:-}" ] && [ -d "$RESULTS" ]; then
@@ -107,6 +108,7 @@ run_prog() {
 	done < <(timeout -k 10 "$limit" "$@" 2>&1; echo $? > "$status")
 	rc=$(cat "$status")
 	rm -f "$status"
+	echo "# $name: wall time $((SECONDS - t0)) s"
 
 	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
 		emit "not ok" "$name: killed after $limit s"
