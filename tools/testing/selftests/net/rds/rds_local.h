@@ -79,14 +79,6 @@ static inline int expect_sin(const struct sockaddr_in *got,
 	return 0;
 }
 
-/* The distribution's modules are loaded (RDS_MODULES), not ours. */
-static inline int modules_are_distro(void)
-{
-	const char *mods = getenv("RDS_MODULES");
-
-	return mods && !strcmp(mods, "distro");
-}
-
 /*
  * A socket bound to addr:port (port 0: any), its bound address in *out if
  * out is not NULL.  Receives wait RCV_TIMEOUT_MS at most.

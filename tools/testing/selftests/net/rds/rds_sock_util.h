@@ -34,6 +34,14 @@
 #define AF_RDS 21
 #endif
 
+/* The distribution's modules are loaded (RDS_MODULES), not ours. */
+static inline int modules_are_distro(void)
+{
+	const char *mods = getenv("RDS_MODULES");
+
+	return mods && !strcmp(mods, "distro");
+}
+
 /*
  * Before a program's cases: can this host open an AF_RDS socket?
  * Return: 0 if it can; else the exit status, with the TAP printed: a

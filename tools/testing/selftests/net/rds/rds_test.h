@@ -48,10 +48,14 @@ struct rt_case {
 	unsigned int timeout;		/* seconds; 0: RT_DEFAULT_TIMEOUT */
 	void (*variant)(int arg);
 	int arg;
+	int named_only;			/* runs only when named */
 };
 
 /* The case "id": test_id(), at most secs seconds (0: the default). */
 #define RT_CASE(id, secs)	{ .name = #id, .fn = test_##id, .timeout = secs }
+/* The case "id", run only when named: it needs a setup of its own. */
+#define RT_CASE_NAMED(id, secs) \
+	{ .name = #id, .fn = test_##id, .timeout = secs, .named_only = 1 }
 /* The case "id_ownerN": id(N) (rds_rdma's owner 1 and 2). */
 #define RT_CASE_OWNER(id, n, secs) \
 	{ .name = #id "_owner" #n, .variant = id, .arg = n, .timeout = secs }
@@ -405,13 +409,16 @@ static inline int rt_run_one(const struct rt_case *c, int num)
 	return verdict;
 }
 
-/* Is the case among those named in only[] (all are, if none is named)? */
+/*
+ * Is the case among those named in only[] (all but the named_only ones
+ * are, if none is named)?
+ */
 static inline int rt_wanted(const struct rt_case *c, char *const *only)
 {
 	int i;
 
 	if (!only || !only[0])
-		return 1;
+		return !c->named_only;
 	for (i = 0; only[i]; i++)
 		if (!strcmp(only[i], c->name))
 			return 1;
