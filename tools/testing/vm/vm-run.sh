@@ -438,35 +438,49 @@ guest_mac() {
 } > "$results/run.env"
 
 # --- Network ---------------------------------------------------------------
-# Ask the kernel for free UDP ports on 127.0.0.1 (bind to port 0, keeping all
-# sockets open until every port is known so that none is handed out twice).
-# Another program could still take a port before qemu binds it; qemu then
-# fails to start and the run fails, it does not hang.
-free_udp_ports() {
-	python3 - "$1" <<'PY'
+# Ask the kernel for free UDP (or TCP) ports on 127.0.0.1 (bind to port 0,
+# keeping all sockets open until every port is known so that none is handed
+# out twice).  Another program could still take a port before qemu binds
+# it; qemu then fails to start and the run fails, it does not hang.
+free_ports() {	# free_ports udp|tcp N
+	python3 - "$1" "$2" <<'PY'
 import socket, sys
 socks = []
-for _ in range(int(sys.argv[1])):
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+kind = socket.SOCK_DGRAM if sys.argv[1] == "udp" else socket.SOCK_STREAM
+for _ in range(int(sys.argv[2])):
+    s = socket.socket(socket.AF_INET, kind)
     s.bind(("127.0.0.1", 0))
     socks.append(s)
 print(" ".join(str(s.getsockname()[1]) for s in socks))
 PY
 }
 
-# netdev[K] is the -netdev option of guest K.
+# netdev[K] is the -netdev option of guest K; link_port, when set, the TCP
+# port guest 1 listens on for guest 2.
 declare -a netdev
 hub_pid=
-if [ "$guests" -eq 1 ] || { [ "$guests" -eq 2 ] && [ "$hub" = 0 ]; }; then
-	# N = 2: guest 1 and 2 send to each other's port.  N = 1: the link
-	# leads to a port that nobody reads (eth0 still exists, for rxe).
-	read -r -a ports <<< "$(free_udp_ports 2)"
+link_port=
+if [ "$guests" -eq 1 ]; then
+	# N = 1: the link leads to a port that nobody reads (eth0 still
+	# exists, for rxe).
+	read -r -a ports <<< "$(free_ports udp 2)"
 	netdev[1]="socket,id=n0,udp=127.0.0.1:${ports[1]},localaddr=127.0.0.1:${ports[0]}"
-	netdev[2]="socket,id=n0,udp=127.0.0.1:${ports[0]},localaddr=127.0.0.1:${ports[1]}"
+elif [ "$guests" -eq 2 ] && [ "$hub" = 0 ]; then
+	# N = 2: one TCP connection on the host's loopback carries the
+	# frames both ways (qemu's socket backend, guest 1 listening).  A
+	# UDP link would lose frames whenever a busy host let a qemu's
+	# socket buffer fill (the host's UdpRcvbufErrors), and the
+	# distribution's QPs, which retry a lost frame only once, would
+	# then give RDMAs up now and then.  TCP holds the sender back
+	# instead: the link loses only what a test's netem drops.
+	read -r -a ports <<< "$(free_ports tcp 1)"
+	link_port=${ports[0]}
+	netdev[1]="socket,id=n0,listen=127.0.0.1:$link_port"
+	netdev[2]="socket,id=n0,connect=127.0.0.1:$link_port"
 else
 	# N > 2 (or --hub): a hub port and a guest port per guest; the hub
 	# floods frames.
-	read -r -a ports <<< "$(free_udp_ports $((2 * guests)))"
+	read -r -a ports <<< "$(free_ports udp $((2 * guests)))"
 	hub_args=()
 	for ((k = 1; k <= guests; k++)); do
 		hport=${ports[2 * k - 2]}
@@ -530,6 +544,14 @@ for ((k = 1; k <= guests; k++)); do
 		"${extra_qemu[@]}" \
 		< /dev/null > "$g/qemu.log" 2>&1 &
 	qemu_pid[k]=$!
+	# Guest 2 connects to guest 1's link: once guest 1 listens.
+	if [ "$k" = 1 ] && [ -n "$link_port" ]; then
+		for ((i = 0; i < 100; i++)); do
+			ss -Htln "sport = :$link_port" | grep -q . && break
+			kill -0 "${qemu_pid[1]}" 2>/dev/null || break
+			sleep 0.1
+		done
+	fi
 done
 
 # Wait for the guests.  One whose init has not started the guest script
