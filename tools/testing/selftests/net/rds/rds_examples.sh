@@ -28,7 +28,7 @@ sync_guests() { "$RDS_VM_TOOLS/guest-barrier.sh" "examples-$1" 120; }
 
 case ${RDS_MODULES_ALL:-} in
 ours | ours,ours) ;;
-*)	echo "1..0 # SKIP the examples need our modules on both guests (${RDS_MODULES_ALL:-unset})"
+*)	echo "1..0 # SKIP the examples use what the distribution's modules lack: they need ours on both guests (${RDS_MODULES_ALL:-unset})"
 	exit 0 ;;
 esac
 if ! make -s -C "$ex" > /dev/null 2>&1; then

@@ -291,7 +291,7 @@ case_link_down() {
 	fnode=$(ours_node)
 	driver=$(basename "$(readlink "/sys/class/net/$netdev/device/driver")")
 	fault_desc="$netdev down for 3 s, up again"
-	[ "$fnode" = 0 ] && why="no node runs our modules"
+	[ "$fnode" = 0 ] && why="the distribution's modules on both nodes: the fault is aimed at ours"
 	[ "$driver" = virtio_net ] &&
 		why="virtio-net's transmit queue can stall for good after the flap (vm-run.sh --nic e1000)"
 	if [ -n "$why" ]; then
@@ -390,7 +390,7 @@ case_unload_connecting() {
 
 	fnode=$(ours_node)
 	if [ "$fnode" = 0 ]; then
-		result 4 "$name" "no node runs our modules"
+		result 4 "$name" "the distribution's modules on both nodes: the fault is aimed at ours"
 		return
 	fi
 	barrier "$name-start" || { result 1 "$name: both guests ready"; return; }
