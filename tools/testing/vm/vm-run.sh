@@ -14,7 +14,8 @@
 #                        never the *-rdszc-debug sanitizer kernel) or an
 #                        exact release found in /boot.  Default 6.1.
 #   --guests N           number of guests, N >= 1 (default 2).  Guest K gets
-#                        10.0.0.K/24 on eth0.  N = 2: one point-to-point link.
+#                        10.0.0.K/24 on eth0.  N = 2: one point-to-point link,
+#                        a TCP connection on the host's loopback.
 #                        N > 2: all guests on one Ethernet segment through
 #                        udp-hub.py (unicast UDP on the host's loopback).
 #   --hub                two guests through udp-hub.py as well, like more
