@@ -153,6 +153,22 @@ bool rds_send_sock_dead(const struct rds_sock *rs)
 }
 
 /*
+ * The wait condition of a blocked writer: charge, or mark the socket as
+ * having a waiting writer and try once more.  Marked at every test, not
+ * once before the wait: a release clears the mark when it wakes the
+ * writers, and one that finds the room taken by another must be woken by
+ * the next release too.
+ */
+static bool rds_send_charge_or_mark(struct rds_sock *rs, size_t size,
+				    bool *half)
+{
+	if (rds_sock_snd_charge(rs, size, half))
+		return true;
+	rds_sock_snd_wait_mark(rs);
+	return rds_sock_snd_charge(rs, size, half);
+}
+
+/*
  * Charge the message to the sender's buffer (payload and descriptor),
  * waiting for room unless non-blocking.
  * Return: 0, -EAGAIN, -ETIMEDOUT, -EINTR/-ERESTARTSYS.
@@ -169,10 +185,9 @@ static int rds_send_charge(struct rds_sock *rs, struct rds_msg *m,
 	rds_stat_inc(RDS_STAT_SEND_SNDBUF_FULL);
 	if (nonblock)
 		return -EAGAIN;
-	rds_sock_snd_wait_mark(rs);
 	left = wait_event_interruptible_timeout(*sk_sleep(&rs->sk),
-						rds_sock_snd_charge(rs, size,
-								    &half),
+						rds_send_charge_or_mark(rs, size,
+									&half),
 						*timeo);
 	if (left < 0)
 		return sock_intr_errno(*timeo);

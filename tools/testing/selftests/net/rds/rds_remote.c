@@ -57,6 +57,7 @@ static const struct rt_case cases[] = {
 	RT_CASE(sizes_both_ways, 90),
 	RT_CASE(many_senders, 90),
 	RT_CASE(both_full_speed, 90),
+	RT_CASE(two_writers, 90),
 	RT_CASE(cong_enobufs_monitor_1to2, 90),
 	RT_CASE(cong_enobufs_monitor_2to1, 90),
 	RT_CASE(cong_blocking_1to2, 90),

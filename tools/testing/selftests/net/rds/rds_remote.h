@@ -5,7 +5,8 @@
  * its table.  Each rds_remote_*.c holds the cases of one topic:
  *
  *   rds_remote_data.c	the streams' messages; transport, sizes, many
- *			senders, both at full speed
+ *			senders, both at full speed, two writers on one
+ *			socket
  *   rds_remote_cong.c	congestion control
  *   rds_remote_flow.c	flow control, the connect race, ping, idle ACKs,
  *			messages held back
@@ -34,6 +35,7 @@ void test_transport_ib(void);
 void test_sizes_both_ways(void);
 void test_many_senders(void);
 void test_both_full_speed(void);
+void test_two_writers(void);
 void test_cong_enobufs_monitor_1to2(void);
 void test_cong_enobufs_monitor_2to1(void);
 void test_cong_blocking_1to2(void);

@@ -350,3 +350,97 @@ void test_both_full_speed(void)
 	expect_empty(fd);
 	close(fd);
 }
+
+/*
+ * Two threads send 64 KiB messages on one socket whose send buffer holds
+ * two of them (SO_SNDBUF 128 KiB): both block for room again and again.
+ * A room that frees wakes them both, one takes it and the other sleeps
+ * again; the next room must wake that one too, however the wake-ups fell,
+ * until both have sent everything.  A writer left asleep would end its
+ * send with EAGAIN after SO_SNDTIMEO.  Both nodes at once.
+ */
+#define WRITERS		2
+#define WRITER_MSGS	40
+#define WRITER_LEN	(64 * 1024)
+#define WRITER_SNDBUF	(128 * 1024)
+
+static size_t writer_len(uint32_t seq)
+{
+	(void)seq;
+	return WRITER_LEN;
+}
+
+/* count messages of each of n ids from one port: in order, once each */
+static void recv_ids(int fd, int n, int count, uint32_t first_id,
+		     unsigned short port, size_t max)
+{
+	unsigned char *buf = xmalloc(max + 64);
+	int next[WRITERS] = { 0 }, got, bad = 0, flags, i;
+	struct sockaddr_in from;
+	struct msg_hdr h;
+	uint32_t seq;
+	long len;
+
+	for (got = 0; got < n * count && bad <= 10; got++) {
+		len = recv_msg(fd, buf, max + 64, 0, &from, &flags);
+		if (len < 0) {
+			rt_fail("after %d of %d messages: recvmsg: %s", got,
+				n * count, rt_errname(errno));
+			break;
+		}
+		i = -1;
+		if (len >= (long)sizeof(h)) {
+			memcpy(&h, buf, sizeof(h));
+			i = (int)(h.sender - first_id);
+		}
+		if (from.sin_addr.s_addr != addr_peer.s_addr ||
+		    ntohs(from.sin_port) != port || i < 0 || i >= n) {
+			rt_fail("a message of %ld bytes from %s, not from a writer",
+				len, sin_str(&from));
+			bad++;
+		} else if (!check_msg(buf, len, first_id + i, &seq, "received")) {
+			bad++;
+		} else if (seq != (uint32_t)next[i]++) {
+			rt_fail("writer %u: message %u where %d was due",
+				first_id + i, seq, next[i] - 1);
+			bad++;
+		}
+	}
+	for (i = 0; i < n; i++)
+		EXPECT_TRUE(next[i] == count, "writer %u: %d of %d messages arrived",
+			    first_id + i, next[i], count);
+	EXPECT_EQ(bad, 0);
+	free(buf);
+}
+
+void test_two_writers(void)
+{
+	struct timeval tv = { .tv_sec = 30 };
+	struct sender w[WRITERS];
+	int rx, tx, i;
+
+	memset(w, 0, sizeof(w));
+	rx = rds_bound(0, NULL);
+	make_room(rx, WRITER_LEN + 64, 0);
+	tx = rds_bound(1, NULL);
+	ASSERT_SYS_OK(set_int_opt(tx, SOL_SOCKET, SO_SNDBUF, WRITER_SNDBUF));
+	ASSERT_SYS_OK(setsockopt(tx, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)));
+	for (i = 0; i < WRITERS; i++) {
+		w[i].fd = tx;
+		w[i].id = node * 100 + i;
+		w[i].to = peer_port(0);
+		w[i].count = WRITER_MSGS;
+		w[i].len = writer_len;
+	}
+	sync_peer("bound");
+
+	for (i = 0; i < WRITERS; i++)
+		sender_start(&w[i]);
+	recv_ids(rx, WRITERS, WRITER_MSGS, peer_node * 100, case_port(1),
+		 WRITER_LEN);
+	for (i = 0; i < WRITERS; i++)
+		sender_join(&w[i], "writer");
+	sync_peer("received");
+	close(tx);
+	close(rx);
+}
