@@ -92,6 +92,8 @@ void expect_kind_on(int fd, int port, uint32_t kind, uint32_t seq,
 		    struct rx *rx);
 void expect_kind(struct pair *p, uint32_t kind, uint32_t seq,
 		 struct rx *rx);
+void pair_start_open(struct pair *p, int owner_node, rds_tos_t tos,
+		     int opener);
 void pair_start_tos(struct pair *p, int owner_node, rds_tos_t tos);
 void pair_start(struct pair *p, int owner_node);
 void pair_end(struct pair *p);
@@ -201,6 +203,7 @@ pid_t link_cut_for(unsigned int secs);
 pid_t link_cut(void);
 void link_restored(pid_t restore);
 void needs_ours(int k, const char *why);
+int kernel_series(const char *series);
 
 /* ------------------------------------------------------ the cases */
 

@@ -6,6 +6,7 @@
  */
 #include "rds_rdma.h"
 #include <sys/ioctl.h>
+#include <sys/utsname.h>
 
 /* The module set of node k is the distribution's. */
 int distro(int k)
@@ -163,11 +164,12 @@ void expect_kind(struct pair *p, uint32_t kind, uint32_t seq,
 /*
  * Both nodes: bind port 0, then one plain message each way, so the
  * connection is up (again) before anything is registered.  With a @tos
- * other than 0 the socket sends on it, and the owner's message goes
- * first, the other only once it came: the owner's request opens that
- * connection.
+ * other than 0 the socket sends on it, and node @opener's message goes
+ * first, the other only once it came: @opener's request opens that
+ * connection, and its transport retry count holds for both QPs.
  */
-void pair_start_tos(struct pair *p, int owner_node, rds_tos_t tos)
+void pair_start_open(struct pair *p, int owner_node, rds_tos_t tos,
+		     int opener)
 {
 	struct rx rx;
 
@@ -179,15 +181,21 @@ void pair_start_tos(struct pair *p, int owner_node, rds_tos_t tos)
 	make_room(p->fd, 65536, 0);
 	p->peer = peer_sa(0);
 	sync_peer("bound");
-	if (!tos || p->owner)
+	if (!tos || node == opener)
 		send_kind(p, &p->peer, K_WARM, 0, NULL, 0);
 	set_rcvtimeo(p->fd, RECONNECT_MS);	/* see fail_server() */
 	expect_kind(p, K_WARM, 0, &rx);
 	set_rcvtimeo(p->fd, RCV_TIMEOUT_MS);
 	EXPECT_EQ(rx.ndest, 0);
-	if (tos && !p->owner)
+	if (tos && node != opener)
 		send_kind(p, &p->peer, K_WARM, 0, NULL, 0);
 	sync_peer("warm");
+}
+
+/* The owner's request opens the connection of @tos. */
+void pair_start_tos(struct pair *p, int owner_node, rds_tos_t tos)
+{
+	pair_start_open(p, owner_node, tos, owner_node);
 }
 
 void pair_start(struct pair *p, int owner_node)
@@ -799,6 +807,17 @@ void link_restored(pid_t restore)
 
 	ASSERT_EQ(waitpid(restore, &st, 0), restore);
 	EXPECT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st), NETEM "0%% failed");
+}
+
+/* The guest's kernel is of @series ("6.1", "6.12"). */
+int kernel_series(const char *series)
+{
+	static struct utsname u;
+	size_t n = strlen(series);
+
+	if (!u.release[0] && uname(&u))
+		return 0;
+	return !strncmp(u.release, series, n) && u.release[n] == '.';
 }
 
 /* Skip the case where node k runs the distribution's module, saying why. */
