@@ -17,6 +17,11 @@
 #   netem_arm             put a lossless netem on $netdev, while the link
 #                         is quiet; netem_loss PCT then changes its loss
 #                         in place; netem_disarm removes it, while quiet
+#   netem_dropped         the frames the netem dropped so far
+#   tx_packets            the frames $netdev sent so far
+#   netem_cut SECS        every frame $netdev sends lost for SECS s, and
+#                         seen lost (the netem dropped frames, the device
+#                         sent none): its exit status says so
 #
 # The sourcing script sets DEV (the rxe device), netdev (its interface),
 # pids=() and BARRIER (the path of guest-barrier.sh).
@@ -83,6 +88,39 @@ netem_loss() {	# netem_loss PERCENT
 netem_disarm() {
 	tc qdisc del dev "$netdev" root 2>/dev/null
 	return 0
+}
+
+# The netem's count of the frames it dropped ("tc -s": "(dropped N, ...").
+netem_dropped() {
+	tc -s qdisc show dev "$netdev" root 2>/dev/null |
+		sed -n 's/.*(dropped \([0-9]*\),.*/\1/p' | head -n 1
+}
+
+tx_packets() {
+	cat "/sys/class/net/$netdev/statistics/tx_packets"
+}
+
+# netem_cut SECS (2 or more): every frame $netdev sends is lost for SECS
+# s, and that must be seen, not only tc's exit status: the netem dropped
+# frames meanwhile, and the device sent none from 0.5 s into the cut
+# (what it had taken before may leave then) to its end.
+netem_cut() {
+	local d0 d1 t0 t1
+
+	d0=$(netem_dropped)
+	netem_loss 100 || return 1
+	sleep 0.5
+	t0=$(tx_packets)
+	sleep "$(($1 - 1)).5"
+	t1=$(tx_packets)
+	d1=$(netem_dropped)
+	netem_loss 0 || return 1
+	if [ -z "$d0" ] || [ -z "$d1" ]; then
+		diag "no netem statistics on $netdev: $(tc -s qdisc show dev "$netdev" 2>&1)"
+		return 1
+	fi
+	diag "cut of $1 s: the netem dropped $((d1 - d0)) frames; $netdev sent $((t1 - t0)) from 0.5 s into it to its end"
+	[ $((d1 - d0)) -gt 0 ] && [ "$t1" = "$t0" ]
 }
 
 rxe_active() {

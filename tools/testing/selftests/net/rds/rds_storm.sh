@@ -122,6 +122,10 @@ DEV=rxe0
 NLOAD=4			# load pairs of storm_link
 DURATION=15		# s of load
 PORT=26000		# owner k: PORT + k, initiator k: PORT + 100 + k
+TRACING=/sys/kernel/tracing
+RDMA_DROPPED=3		# RDS_RDMA_DROPPED
+CONN_UP=3		# our module's connection states (connection.h)
+CONN_ERROR=5
 
 pids=()
 
@@ -370,43 +374,162 @@ lossy_diag() {	# lossy_diag LOADFILE
 # The ACK watchdog's kernel log line (net/rds/conn_state.c).
 WD_REPORT='rds_zc: .* not acknowledged in [0-9]* ms; [0-9]* work requests posted, last send completion [0-9]* ms ago'
 
-# lossy_judge LOADFILE REPORTS...: every RDMA of the pair succeeded, or
-# those that did not ended DROPPED because a QP stopped moving.  6.12's
-# soft-RoCE, under loss and a busy host, sometimes leaves its work
-# requests posted and sends nothing more (rds_zc-testing.rst); the ACK
-# watchdog then resets the connection, and the RDMAs in flight end
-# DROPPED, as the distribution's RDS ends them on a reconnect.  That is
-# accepted only with the watchdog's report of such a stall (work posted,
-# no send completion for 2 s or more: about four of rxe's retransmission
-# timeouts) and no more DROPPED than the pair had in flight (4) per
-# report.  Anything else, or any other status or error, fails.
-lossy_judge() {
-	local file=$1 line dropped stalls
+# lossy's record, on node 1 (the initiator), of what ended RDMAs
+# DROPPED: our module's tracepoints rds_conn_state (each state change of
+# the connection to the peer, with the reason of a drop) and
+# rds_rdma_notify, only the DROPPED ones queued for a socket.
+lossy_trace_start() {
+	local ev=$TRACING/events/rds_zc
 
-	shift
+	[ -d "$TRACING/events" ] || mount -t tracefs nodev "$TRACING" 2>/dev/null
+	[ -e "$ev/rds_rdma_notify/enable" ] || return 1
+	echo "status == $RDMA_DROPPED" > "$ev/rds_rdma_notify/filter" &&
+	echo 1 > "$ev/rds_rdma_notify/enable" &&
+	echo 1 > "$ev/rds_conn_state/enable" &&
+	: > "$TRACING/trace"
+}
+
+lossy_trace_stop() {	# lossy_trace_stop FILE
+	local ev=$TRACING/events/rds_zc
+
+	[ -e "$ev/rds_rdma_notify/enable" ] || return 1
+	cp "$TRACING/trace" "$1"
+	echo 0 > "$ev/rds_rdma_notify/enable"
+	echo 0 > "$ev/rds_rdma_notify/filter"
+	echo 0 > "$ev/rds_conn_state/enable"
+}
+
+# lossy_drops TRACE: each drop of the connection to the peer (the
+# change to ERROR, with its reason) that ended RDMAs DROPPED, in order,
+# as "drop N COUNT K REASON" (K: for a drop by node 1's watchdog, "no
+# ACK progress", which of them it is, so which of node 1's reports on
+# the connection; else 0), then "unexplained COUNT": the DROPPED ended
+# while the connection was up, with no drop since it came up, and
+# "total COUNT".  A drop's DROPPED come after it (the shutdown work ends
+# them, or flushes the QP) and before the connection is up again.
+lossy_drops() {
+	awk -v peer="$RDS_PEER_ADDR" -v up="$CONN_UP" -v err="$CONN_ERROR" -v st="$RDMA_DROPPED" '
+	/ rds_conn_state: / && index($0, peer) {
+		if ($0 ~ ("state -?[0-9]+->" err " ")) {
+			n++
+			why = substr($0, index($0, " rds_conn_state: "))
+			sub(/^[^(]*\(/, "", why)
+			sub(/\)[[:space:]]*$/, "", why)
+			reason[n] = why
+			own[n] = why == "no ACK progress" ? ++k : 0
+			cur = n
+		} else if ($0 ~ ("state -?[0-9]+->" up " ")) {
+			cur = 0
+		}
+		next
+	}
+	/ rds_rdma_notify: / && $0 ~ ("status=" st " queued=1") {
+		total++
+		if (cur)
+			cnt[cur]++
+		else
+			un++
+	}
+	END {
+		for (i = 1; i <= n; i++)
+			if (cnt[i])
+				print "drop", i, cnt[i], own[i], reason[i]
+		print "unexplained", un + 0
+		print "total", total + 0
+	}' "$1"
+}
+
+# wd_reports FILE: the watchdog reports in FILE on the connection
+# between the two nodes (either direction), in order, one a line:
+# "stall" for a QP that stopped (work requests posted, and no send
+# completion for 2 s or more, about four of rxe's retransmission
+# timeouts), else "acks" (the peer did not acknowledge).
+wd_reports() {
+	local a=$RDS_ADDR b=$RDS_PEER_ADDR
+
+	sed -n 's/.*rds_zc: \([^ ]*\) to \([^ ]*\): message .* \([0-9]*\) work requests posted, last send completion \([0-9]*\) ms ago.*/\1 \2 \3 \4/p' "$1" 2>/dev/null |
+		awk -v a="$a" -v b="$b" '
+		function is(x, y) { return x == y || x == "::ffff:" y }
+		(is($1, a) && is($2, b)) || (is($1, b) && is($2, a)) {
+			print (($3 > 0 && $4 >= 2000) ? "stall" : "acks")
+		}'
+}
+
+# lossy_judge LOADFILE DROPS NODE1_REPORTS NODE2_REPORTS: every RDMA of
+# the pair succeeded, or those that did not ended DROPPED because a QP of
+# the pair's connection stopped moving.  6.12's soft-RoCE, under loss and
+# a busy host, sometimes leaves its work requests posted and sends
+# nothing more (rds_zc-testing.rst); the ACK watchdog then resets the
+# connection, and the RDMAs in flight end DROPPED, as the distribution's
+# RDS ends them on a reconnect.  Each DROPPED is tied to its drop of the
+# connection in node 1's trace (DROPS, lossy_drops): none may have ended
+# outside a drop, the trace must hold every DROPPED the pairs counted
+# (TOTAL_DROPPED, both pairs), a drop may end no more than both pairs
+# had in flight (2 x 4), and each drop that ended any must be a
+# watchdog's drop of a stalled QP: node 1's own ("no ACK progress"),
+# whose report (node 1's K-th on the connection: the watchdog prints it
+# right before the drop) must be a stall, or, when node 1 saw the peer
+# tear the connection down, one of node 2's reports of a stall on it,
+# each used once.  The pair may have no more DROPPED than 4 per such
+# drop.  Anything else, or any other status or error, fails.
+lossy_judge() {
+	local file=$1 drops=$2 wd1=$3 wd2=$4 line dropped n2 stalls=0 peer_torn=0
+	local k cnt own why un total r1=()
+
 	line=$(grep '^load: ' "$file") || return 1
 	grep -q '^exit status' "$file" && return 1
 	echo "$line" | grep -q ' (success [1-9][0-9]*, remote_error 0, canceled 0, dropped [0-9]*, other_error 0, invalid 0).* 0 errors$' || return 1
 	dropped=$(echo "$line" | sed 's/.*, dropped \([0-9]*\),.*/\1/')
 	[ "$dropped" = 0 ] && return 0
-	# Each report's posted work requests and completion age, in ms.
-	stalls=$(cat "$@" 2>/dev/null |
-		sed -n 's/.* \([0-9]*\) work requests posted, last send completion \([0-9]*\) ms ago.*/\1 \2/p' |
-		awk '$1 > 0 && $2 >= 2000 { n++ } END { print n + 0 }')
-	diag "$dropped RDMA(s) DROPPED; watchdog reports of a stalled QP: $stalls"
-	[ "$stalls" -gt 0 ] && [ "$dropped" -le $((4 * stalls)) ] || return 1
-	diag "$(cat "$@" 2>/dev/null)"
+	if [ ! -s "$drops" ]; then
+		diag "$dropped RDMA(s) DROPPED, and no trace of node 1 to tie them to a stall"
+		return 1
+	fi
+	mapfile -t r1 < <(wd_reports "$wd1")
+	n2=$(wd_reports "$wd2" | grep -c stall)
+	un=$(sed -n 's/^unexplained //p' "$drops")
+	total=$(sed -n 's/^total //p' "$drops")
+	diag "$dropped RDMA(s) DROPPED; node 1's trace: $(tr '\n' ';' < "$drops") watchdog reports: node 1 ${r1[*]:-none}, node 2 $n2 of a stall"
+	if [ "${un:-1}" != 0 ] || [ "${total:-0}" != "$TOTAL_DROPPED" ]; then
+		diag "DROPPED outside a drop of the connection: ${un:-?}; traced ${total:-?}, counted by the pairs $TOTAL_DROPPED"
+		return 1
+	fi
+	while read -r k _ cnt own why; do
+		[ "$k" = drop ] || continue
+		if [ "$cnt" -gt 8 ]; then
+			diag "one drop ($why) ended $cnt RDMAs DROPPED, more than the pairs had in flight"
+			return 1
+		fi
+		if [ "$own" -gt 0 ]; then
+			if [ "${r1[own - 1]:-none}" != stall ]; then
+				diag "node 1's watchdog drop $own ended RDMAs, and its report is not of a stalled QP: ${r1[own - 1]:-none}"
+				return 1
+			fi
+		else
+			peer_torn=$((peer_torn + 1))
+		fi
+		stalls=$((stalls + 1))
+	done < "$drops"
+	if [ "$peer_torn" -gt "$n2" ]; then
+		diag "$peer_torn drops by the peer ended RDMAs; node 2 reported $n2 stalls"
+		return 1
+	fi
+	[ "$dropped" -le $((4 * stalls)) ] || return 1
+	diag "$(cat "$wd1" "$wd2" 2>/dev/null)"
 }
 
 case_lossy() {
-	local name=lossy k out rc=0 n0 w0 twice p all=() m=()
+	local name=lossy k out rc=0 n0 w0 twice p all=() m=() traced=0
+	local d0 d1 t0 t1 lost sent wd1 wd2
 
 	netem_arm || rc=1
 	barrier "$name-start" || { result 1 "$name: both guests ready"; return; }
 	n0=$(not_free)
 	w0=$(dmesg | wc -l)
+	[ "$me" = 1 ] && lossy_trace_start && traced=1
+	d0=$(netem_dropped)
+	t0=$(tx_packets)
 	netem_loss 3 || rc=1
-	result "$rc" "$name: $netdev loses 3 % of the frames it sends"
 	for k in 0 1; do
 		m=()
 		[ "$k" = 0 ] && m=(-m)
@@ -421,15 +544,42 @@ case_lossy() {
 	for p in "${all[@]}"; do
 		wait "${p%%:*}" || echo "exit status $?" >> "${p#*:}"
 	done
+	d1=$(netem_dropped)
+	t1=$(tx_packets)
 	netem_loss 0
-	# The watchdog's reports of this case, on both nodes.
+	# The loss was real: the netem dropped frames, and the device still
+	# sent nine in ten or more (a loss, not a cut).
+	lost=$((${d1:-0} - ${d0:-0}))
+	sent=$((t1 - t0))
+	diag "under the loss the netem dropped $lost frames, $netdev sent $sent"
+	[ -n "$d0" ] && [ -n "$d1" ] && [ "$lost" -gt 0 ] &&
+		[ $((10 * lost)) -le $((lost + sent)) ] || rc=1
+	result "$rc" "$name: $netdev loses 3 % of the frames it sends"
+	# The watchdog's reports of this case, on both nodes; node 1's
+	# drops of the connection and the RDMAs each ended DROPPED.
 	dmesg | tail -n +$((w0 + 1)) | grep "$WD_REPORT" > "$work/$name.watchdog"
+	if [ "$traced" = 1 ] && lossy_trace_stop "$work/$name.trace"; then
+		lossy_drops "$work/$name.trace" > "$work/$name.drops"
+	fi
 	barrier "$name-loaded" || result 1 "$name: both guests done with the load"
 	netem_disarm
+	TOTAL_DROPPED=0
+	for p in "${all[@]}"; do
+		k=$(sed -n 's/^load: .*, dropped \([0-9]*\),.*/\1/p' "${p#*:}")
+		TOTAL_DROPPED=$((TOTAL_DROPPED + ${k:-0}))
+	done
+	if [ "$me" = 1 ]; then
+		wd1=$work/$name.watchdog
+		wd2=$peer_work/$name.watchdog
+		drops=$work/$name.drops
+	else
+		wd1=$peer_work/$name.watchdog
+		wd2=$work/$name.watchdog
+		drops=$peer_work/$name.drops
+	fi
 	for p in "${all[@]}"; do
 		rc=0
-		lossy_judge "${p#*:}" "$work/$name.watchdog" \
-			"$peer_work/$name.watchdog" || rc=1
+		lossy_judge "${p#*:}" "$drops" "$wd1" "$wd2" || rc=1
 		[ "$rc" = 0 ] || lossy_diag "${p#*:}"
 		result "$rc" "$name: a pair registering by $([ "${p#*.k}" = 0 ] && echo MAP || echo RDS_GET_MR) cycles through the losses, every RDMA a success but those a stalled QP held"
 	done
@@ -441,11 +591,9 @@ case_lossy() {
 }
 
 # Frames sent vanish for 2 s: the loss of a netem armed before the load
-# (netem_arm in lib_faults.sh).
+# (netem_arm in lib_faults.sh), and seen lost (netem_cut).
 fault_cut() {
-	netem_loss 100 || return 1
-	sleep 2
-	netem_loss 0
+	netem_cut 2
 }
 
 case_storm_link() {
