@@ -7,7 +7,8 @@
  *   bulk_reclaim serve ADDR PORT
  *	waits for a request that carries a client's buffer
  *	(RDS_CMSG_RDMA_MAP), fills it with WRITEs of 4 KiB, page k holding
- *	the byte k, from a ring of 4 buffers, then answers "done".
+ *	the byte k, from a ring of 4 buffers, then answers "done" and
+ *	prints "served PAGES pages to CLIENT"; it serves until stopped.
  *   bulk_reclaim fetch ADDR PORT SERVER SERVER_PORT PAGES
  *	asks for PAGES pages (at most 256) and checks them.
  *
@@ -104,6 +105,7 @@ static uint64_t write_chunk(int fd, const union rds_addr *to,
 static void __attribute__((noreturn)) serve(int fd)
 {
 	static char ring[RING][CHUNK];
+	char who[RDS_ADDR_STRLEN];
 	uint64_t ids[RING];
 
 	for (;;) {
@@ -142,8 +144,12 @@ static void __attribute__((noreturn)) serve(int fd)
 						    ring[k % RING]);
 		}
 		/* The answer follows the WRITEs on the same connection. */
-		if (sendto(fd, "done", 4, 0, &from.sa, rds_addr_len(&from)) < 0)
+		if (sendto(fd, "done", 4, 0, &from.sa, rds_addr_len(&from)) < 0) {
 			perror("sendto");
+			continue;
+		}
+		printf("served %u pages to %s\n", pages, rds_addr_str(&from, who));
+		fflush(stdout);
 	}
 }
 

@@ -10,6 +10,8 @@
 #	the server must then show 200.
 #   bulk_reclaim: the client fetches 256 pages, which the server writes
 #	from a ring of 4 buffers reused by barrier; every byte is checked.
+#	The server must print that it served the client 256 pages and
+#	nothing else, and still be serving when it is stopped (SIGTERM).
 #   zc_cycle: 20 zero-copy cycles of 100000 bytes (RDS_GET_MR, the server
 #	READs the client's buffer and WRITEs its own bytes into it with the
 #	ACK, RDS_FREE_MR), each byte checked on both sides, then a WRITE
@@ -76,10 +78,22 @@ serve() {
 	st=$?
 	report "$n" $st "atomic_counter$tag: the server counted 200 adds" \
 		"atomic_counter$tag: the server did not count 200 adds" "$out/counter"
-	kill -0 "$reclaim" 2> /dev/null
+	# The server says whom it served, and nothing else (an error it
+	# survived, such as a failed answer, says something too); it
+	# serves until stopped, so it must still be there for SIGTERM to
+	# end it (status 143), not have ended on an error of its own.
+	for _ in $(seq 10); do
+		grep -q "^served" "$out/reclaim" && break
+		sleep 0.5
+	done
+	kill -TERM "$reclaim" 2> /dev/null
+	wait "$reclaim"
 	st=$?
-	report $((n + 1)) $st "bulk_reclaim$tag: the server served and is still up" \
-		"bulk_reclaim$tag: the server died" "$out/reclaim"
+	[ "$st" = 143 ] || echo "bulk_reclaim server: exit status $st, not 143 (stopped by SIGTERM)" >> "$out/reclaim"
+	[ "$st" = 143 ] && [ "$(cat "$out/reclaim")" = "served 256 pages to $peer$((port + 13))" ]
+	st=$?
+	report $((n + 1)) $st "bulk_reclaim$tag: the server wrote 256 pages to the client, served on until stopped" \
+		"bulk_reclaim$tag: the server did not serve the client, or did not serve on" "$out/reclaim"
 	# The client's "bye" ends the server (a client that died leaves it
 	# waiting: 10 s, then it is stopped); its status says whether every
 	# READ found the client's bytes and every operation succeeded.
@@ -109,7 +123,7 @@ serve() {
 	fi
 	report $((n + 2)) $st "zc_cycle$tag: the server read 20 buffers intact, the released key failed" \
 		"zc_cycle$tag: the server saw a failure$why" "$out/cycle"
-	kill "$counter" "$reclaim" 2> /dev/null
+	kill "$counter" 2> /dev/null
 	wait
 }
 
