@@ -354,6 +354,17 @@ void invalidate(int owner)
  * RDS_RECVERR: a failed RDMA without NOTIFY_ME still yields its status;
  * without RDS_RECVERR nothing is queued for it.  (The distribution: see
  * the end.)
+ *
+ * The absence is checked with a marker, not by waiting: after the second
+ * RDMA fails, the initiator sends AFTER and waits for the owner's answer
+ * to it (fail_server_after()), which must be the next thing its socket
+ * gives, no status before it (expect_kind()).  A status is queued before
+ * that answer can arrive: ours queues it when the RDMA's completion comes
+ * back (the failure takes the connection down, and its teardown drains
+ * the completions), the distribution when it drops the message that
+ * carried the RDMA from its send queue after the reconnect; AFTER goes
+ * out behind that message, on the reconnected connection, and the answer
+ * comes after AFTER.
  */
 void recverr(int owner)
 {
@@ -388,7 +399,6 @@ void recverr(int owner)
 		cookie = server_cookie_gotit(&p, 2);
 		fail_server(&p, NULL, cookie, 0, 4096, 0, 0, 2);
 		sync_peer("quiet");
-		rt_sleep_ms(500);
 		expect_empty(p.fd);
 	}
 	pair_end(&p);

@@ -225,16 +225,43 @@ static void expect_pong(int fd)
 }
 
 /*
+ * The next message on fd must be @text from the peer's port 0 of the case:
+ * a marker that the peer sent after something that must not have made it
+ * send anything else.  Whatever comes before it is a message too many.
+ */
+static void expect_marker(int fd, const char *text)
+{
+	struct sockaddr_in from, want = peer_port(0);
+	char buf[64];
+	long n;
+
+	n = recv_msg(fd, buf, sizeof(buf), 0, &from, NULL);
+	ASSERT_TRUE(n >= 0, "no marker \"%s\": recvmsg: %s", text,
+		    rt_errname(errno));
+	ASSERT_TRUE(same_sin(&from, &want) && n == (long)strlen(text) &&
+		    !memcmp(buf, text, n),
+		    "%ld bytes from %s before the marker \"%s\" from %s",
+		    n, sin_str(&from), text, sin_str(&want));
+}
+
+/*
  * The RDS ping protocol (wire 10.1), both ways at once: an empty message
  * to the peer's port 0 is answered by the peer's kernel with an empty
  * message from its port 0, three times.  Where the peer runs our module,
  * net.rds.ping_enable=0 there silences it (the ping is then dropped as
  * a message for an unbound port); the distribution's has no such switch
  * on every kernel, so the check is ours only.
+ *
+ * The silence is checked with markers, not by waiting: node 1 sends the
+ * ping, then a marker to node 2's socket; node 2 answers the marker with
+ * one of its own.  One connection carries all of them in order: node 2
+ * took the ping before it read node 1's marker, and would have queued
+ * the pong before its own marker (our module queues it in the receive
+ * path, rds_conn_pong()).  So a pong would reach node 1 first.
  */
 void test_ping(void)
 {
-	struct sockaddr_in zero;
+	struct sockaddr_in zero, to = peer_port(0);
 	int fd = rds_bound(0, NULL), i;
 
 	sin_set(&zero, addr_peer, 0);
@@ -256,17 +283,30 @@ void test_ping(void)
 	if (node == 1) {
 		EXPECT_EQ(sendto(fd, "", 0, 0, (struct sockaddr *)&zero,
 				 sizeof(zero)), 0);
-		rt_sleep_ms(1000);
-		expect_empty(fd);
+		EXPECT_EQ(sendto(fd, "after the ping", 14, 0,
+				 (struct sockaddr *)&to, sizeof(to)), 14);
+		expect_marker(fd, "answer");
+	} else {
+		expect_marker(fd, "after the ping");
+		EXPECT_EQ(sendto(fd, "answer", 6, 0, (struct sockaddr *)&to,
+				 sizeof(to)), 6);
 	}
 	sync_peer("silence");
 	if (node == 2)
 		set_rds_sysctl("ping_enable", 1);
 	sync_peer("enabled");
+	/* one pong again, and only one: the marker comes right after it */
 	if (node == 1) {
 		EXPECT_EQ(sendto(fd, "", 0, 0, (struct sockaddr *)&zero,
 				 sizeof(zero)), 0);
 		expect_pong(fd);
+		EXPECT_EQ(sendto(fd, "after the pong", 14, 0,
+				 (struct sockaddr *)&to, sizeof(to)), 14);
+		expect_marker(fd, "answered");
+	} else {
+		expect_marker(fd, "after the pong");
+		EXPECT_EQ(sendto(fd, "answered", 8, 0, (struct sockaddr *)&to,
+				 sizeof(to)), 8);
 	}
 	close(fd);
 }
