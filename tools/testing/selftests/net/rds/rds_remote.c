@@ -64,7 +64,7 @@ static const struct rt_case cases[] = {
 	RT_CASE(cong_blocking_2to1, 90),
 	RT_CASE(info_connections, 30),
 	RT_CASE(flow_control, 30),
-	RT_CASE(connect_race_rule, 30),
+	RT_CASE(connect_race_rule, 150),
 	RT_CASE(connect_duel, 150),
 	RT_CASE(ping, 30),
 	RT_CASE(info_ib_connections, 30),

@@ -26,6 +26,9 @@
 
 #define CTL_PORT	18631
 #define PORT_BASE	20000	/* case k uses PORT_BASE + 32 k .. + 31 */
+/* TOS values of the connections that cases open anew (fresh_tos()) */
+#define FRESH_TOS_MIN	5
+#define FRESH_TOS_MAX	15
 
 void build_msg(unsigned char *buf, size_t len, uint32_t sender,
 	       uint32_t seq);
@@ -46,6 +49,7 @@ void test_connect_duel(void);
 void test_info_connections(void);
 void test_info_ib_connections(void);
 int distro(int k);
+int fresh_tos(void);
 void test_info6_tables(void);
 void test_ping(void);
 void test_idle_ack(void);

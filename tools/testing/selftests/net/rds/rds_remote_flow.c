@@ -68,66 +68,14 @@ static bool self_is_lower(void)
 }
 
 /*
- * When both ends connect at once, our module decides by address: the
- * lower end yields and accepts, the higher end refuses (the peer's
- * attempt gives way to its own).  Against our own module, whatever races
- * the cases above had, the lower end never refused and the higher never
- * yielded.  The distribution refuses whenever it connects: where it is
- * the lower end, each refusal of ours that it answers with its own
- * (conn_race_refused) lets us yield once, in the next race, and at no
- * other time; so we yield no more often than that, and a duel lasts no
- * more rounds than that either.
- */
-void test_connect_race_rule(void)
-{
-	int fd = rds_socket();
-	long long yield = rds_counter(fd, "conn_race_yield");
-	long long refuse = rds_counter(fd, "conn_race_refuse");
-	long long refused = rds_counter(fd, "conn_race_refused");
-	bool lower = self_is_lower();
-
-	close(fd);
-	sync_peer("done");
-	if (strcmp(modules_of(node), "ours"))
-		rt_skip("the distribution refuses every request while connecting");
-	rt_diag("conn_race_yield %lld, conn_race_refuse %lld, conn_race_refused %lld",
-		yield, refuse, refused);
-	ASSERT_TRUE(yield >= 0 && refuse >= 0 && refused >= 0,
-		    "no conn_race_* counters");
-	if (lower) {
-		EXPECT_EQ(refuse, 0);
-		EXPECT_EQ(refused, 0);
-	} else if (!strcmp(modules_of(peer_node), "ours")) {
-		EXPECT_EQ(yield, 0);
-		EXPECT_EQ(refused, 0);
-	} else {
-		EXPECT_TRUE(yield <= refused,
-			    "yielded %lld times, the peer refused only %lld",
-			    yield, refused);
-		EXPECT_TRUE(refused <= refuse,
-			    "%lld refusals of the peer's, %lld of ours",
-			    refuse, refused);
-	}
-}
-
-/*
  * Both ends open a connection at the same moment over a slow link: each
- * sends a message to the other on a TOS no case used before, so that on
- * both sides the connection is new and down, with a one-way delay of
- * DUEL_DELAY_MS on both links (tc netem), so that each request arrives
- * while its receiver is still connecting.  The messages must arrive.
- * A new connection reconnects at once or after a few milliseconds for
- * its first ten attempts (the random back-off starts at 1 ms on both
- * modules), so without the address rule every round is a race: the
- * distribution refuses whenever it connects, and as the lower end it
- * kept refusing our module, higher and refusing too, round after round
- * (make check-debug's distro,ours lane, 2026-11-27).  Our module, where
- * it runs, may refuse once before it yields: never twice without a
- * yield between (conn_race_refuse at most conn_race_yield + 1); as the
- * lower end it never refuses, and against our own module the higher end
- * never yields.
+ * sends a message to the other on a TOS no case used before (fresh_tos()),
+ * so that on both sides the connection is new and down, with a one-way
+ * delay of DUEL_DELAY_MS on both links (tc netem), so that each request
+ * arrives while its receiver is still connecting: a connect race, every
+ * time (the two sends are as far apart as the control connection's
+ * synchronisation, milliseconds).  The messages must arrive.
  */
-#define DUEL_TOS	5
 #define DUEL_DELAY_MS	400
 #define DUEL_WAIT_MS	90000
 
@@ -151,23 +99,37 @@ static int duel_delay(int ms)
 	return system(cmd);
 }
 
-void test_connect_duel(void)
+/* What a duel took, and the races it counted on this node. */
+struct duel {
+	long long ms;		/* until the peer's message came */
+	long long yield;	/* ours: conn_race_yield during the duel */
+	long long refuse;	/* ours: conn_race_refuse */
+	long long refused;	/* ours: conn_race_refused */
+	long long raced;	/* the distribution's ib_connect_raced */
+};
+
+/* Counter @name now, less @before; -1 where the module has no such counter. */
+static long long counter_since(int fd, const char *name, long long before)
 {
-	const char *me = modules_of(node), *peer = modules_of(peer_node);
-	bool ours = !strcmp(me, "ours");
-	bool lower = self_is_lower();
-	long long y0 = 0, r0 = 0, y1, r1, t0, ms;
-	struct sockaddr_in to = peer_port(0);
+	long long now = rds_counter(fd, name);
+
+	return now < 0 || before < 0 ? -1 : now - before;
+}
+
+/* A duel on a new connection of TOS @tos, from the sockets on port @k. */
+static void run_duel(int k, rds_tos_t tos, struct duel *d)
+{
+	struct sockaddr_in to = peer_port(k);
 	char mine[32], theirs[32], got[64];
-	int fd = rds_bound(0, NULL), armed, delayed;
-	rds_tos_t tos = DUEL_TOS;
+	int fd = rds_bound(k, NULL), armed, delayed;
+	long long y0, r0, d0, c0, t0;
 	long n;
 
 	ASSERT_SYS_OK(ioctl(fd, SIOCRDSSETTOS, &tos));
-	if (ours) {
-		y0 = rds_counter(fd, "conn_race_yield");
-		r0 = rds_counter(fd, "conn_race_refuse");
-	}
+	y0 = rds_counter(fd, "conn_race_yield");
+	r0 = rds_counter(fd, "conn_race_refuse");
+	d0 = rds_counter(fd, "conn_race_refused");
+	c0 = rds_counter(fd, "ib_connect_raced");
 	snprintf(mine, sizeof(mine), "duel from node %d", node);
 	snprintf(theirs, sizeof(theirs), "duel from node %d", peer_node);
 	set_rcvtimeo(fd, DUEL_WAIT_MS);
@@ -179,31 +141,126 @@ void test_connect_duel(void)
 	EXPECT_EQ(sendto(fd, mine, strlen(mine), 0, (struct sockaddr *)&to,
 			 sizeof(to)), (long)strlen(mine));
 	n = recv(fd, got, sizeof(got), 0);
-	ms = rt_now_ms() - t0;
+	d->ms = rt_now_ms() - t0;
 	if (!delayed)
 		duel_delay(0);
 	sync_peer("received");
 	EXPECT_EQ(delayed, 0);
 	ASSERT_TRUE(n >= 0, "no message from node %d in %lld ms: %s",
-		    peer_node, ms, rt_errname(errno));
+		    peer_node, d->ms, rt_errname(errno));
 	EXPECT_TRUE(n == (long)strlen(theirs) && !memcmp(got, theirs, n),
 		    "%ld bytes, not \"%s\"", n, theirs);
-	rt_diag("%s (%s) against %s: the peer's message after %lld ms",
-		me, lower ? "lower" : "higher", peer, ms);
+	d->yield = counter_since(fd, "conn_race_yield", y0);
+	d->refuse = counter_since(fd, "conn_race_refuse", r0);
+	d->refused = counter_since(fd, "conn_race_refused", d0);
+	d->raced = counter_since(fd, "ib_connect_raced", c0);
+	rt_diag("%s (%s) against %s, TOS %u: the peer's message after %lld ms",
+		modules_of(node), self_is_lower() ? "lower" : "higher",
+		modules_of(peer_node), tos, d->ms);
+	if (d->yield >= 0)
+		rt_diag("races: yielded %lld, refused %lld, refused by the peer %lld",
+			d->yield, d->refuse, d->refused);
+	if (d->raced >= 0)
+		rt_diag("races: ib_connect_raced %lld", d->raced);
+	close(fd);
+}
+
+/*
+ * When both ends connect at once, our module decides by address: the
+ * lower end yields and accepts, the higher end refuses (the peer's
+ * attempt gives way to its own).  The distribution refuses whenever it
+ * connects: where it is the lower end, each refusal of ours that it
+ * answers with its own (conn_race_refused) lets us yield once, in the
+ * next race, and at no other time.
+ *
+ * The case makes a race (a duel on a new connection) and checks that it
+ * was one, and was decided by the rule: where our module runs, the
+ * lower end yielded and the higher one refused; where the distribution
+ * runs, it counted the race (ib_connect_raced: it met the peer's request
+ * while connecting, and refused it).  Then, on our module, over every
+ * race since it was loaded (run_remote.sh runs the case again after the
+ * fault cases, which race most): against our own module the lower end
+ * never refused and the higher never yielded; against the distribution
+ * we yielded no more often than it refused us, and it refused us no
+ * more often than we refused it.
+ */
+void test_connect_race_rule(void)
+{
+	bool ours = !strcmp(modules_of(node), "ours");
+	bool lower = self_is_lower();
+	long long yield, refuse, refused;
+	struct duel d;
+	int fd;
+
+	run_duel(0, (rds_tos_t)fresh_tos(), &d);
 	if (!ours) {
-		close(fd);
+		EXPECT_TRUE(d.raced > 0,
+			    "no connect race counted (ib_connect_raced %lld): the peer's request did not meet ours",
+			    d.raced);
 		return;
 	}
-	y1 = rds_counter(fd, "conn_race_yield") - y0;
-	r1 = rds_counter(fd, "conn_race_refuse") - r0;
-	rt_diag("races: yielded %lld, refused %lld", y1, r1);
+	ASSERT_TRUE(d.yield + d.refuse > 0,
+		    "no connect race: the peer's request did not meet ours (yielded %lld, refused %lld)",
+		    d.yield, d.refuse);
 	if (lower)
-		EXPECT_EQ(r1, 0);
-	else if (!strcmp(peer, "ours"))
-		EXPECT_EQ(y1, 0);
-	EXPECT_TRUE(r1 <= y1 + 1, "refused %lld races, yielded in %lld",
-		    r1, y1);
+		EXPECT_TRUE(d.yield > 0 && !d.refuse,
+			    "the lower end refused %lld races and yielded in %lld",
+			    d.refuse, d.yield);
+	else
+		EXPECT_TRUE(d.refuse > 0, "the higher end refused no race (yielded %lld)",
+			    d.yield);
+
+	fd = rds_socket();
+	yield = rds_counter(fd, "conn_race_yield");
+	refuse = rds_counter(fd, "conn_race_refuse");
+	refused = rds_counter(fd, "conn_race_refused");
 	close(fd);
+	rt_diag("since loaded: conn_race_yield %lld, conn_race_refuse %lld, conn_race_refused %lld",
+		yield, refuse, refused);
+	ASSERT_TRUE(yield >= 0 && refuse >= 0 && refused >= 0,
+		    "no conn_race_* counters");
+	if (lower) {
+		EXPECT_EQ(refuse, 0);
+		EXPECT_EQ(refused, 0);
+	} else if (!strcmp(modules_of(peer_node), "ours")) {
+		EXPECT_EQ(yield, 0);
+		EXPECT_EQ(refused, 0);
+	} else {
+		EXPECT_TRUE(yield <= refused,
+			    "yielded %lld times, the peer refused only %lld",
+			    yield, refused);
+		EXPECT_TRUE(refused <= refuse,
+			    "%lld refusals of the peer's, %lld of ours",
+			    refuse, refused);
+	}
+}
+
+/*
+ * A duel (above) on a new connection, against the connect duel that
+ * never ends: a new connection reconnects at once or after a few
+ * milliseconds for its first ten attempts (the random back-off starts at
+ * 1 ms on both modules), so without the address rule every round is a
+ * race: the distribution refuses whenever it connects, and as the lower
+ * end it kept refusing our module, higher and refusing too, round after
+ * round (make check-debug's distro,ours lane, 2026-11-27).  Our module,
+ * where it runs, may refuse once before it yields: never twice without
+ * a yield between (conn_race_refuse at most conn_race_yield + 1); as the
+ * lower end it never refuses, and against our own module the higher end
+ * never yields.
+ */
+void test_connect_duel(void)
+{
+	struct duel d;
+
+	run_duel(0, (rds_tos_t)fresh_tos(), &d);
+	if (strcmp(modules_of(node), "ours"))
+		return;
+	if (self_is_lower())
+		EXPECT_EQ(d.refuse, 0);
+	else if (!strcmp(modules_of(peer_node), "ours"))
+		EXPECT_EQ(d.yield, 0);
+	EXPECT_TRUE(d.refuse <= d.yield + 1, "refused %lld races, yielded in %lld",
+		    d.refuse, d.yield);
 }
 
 /* The next message on fd must be a pong: empty, from the peer's port 0. */

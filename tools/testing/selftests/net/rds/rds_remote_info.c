@@ -44,6 +44,60 @@ static struct conn_row conn_row(int fd)
 	return row;
 }
 
+/*
+ * The TOS values of connections between this pair of addresses in this
+ * node's RDS_INFO_CONNECTIONS (either direction opened them), as a mask
+ * of bit tos - FRESH_TOS_MIN.
+ */
+static long used_tos(int fd)
+{
+	struct rds_info_connection *ci;
+	socklen_t len;
+	long used = 0;
+	size_t i;
+
+	ASSERT_TRUE(rds_info_read(fd, RDS_INFO_CONNECTIONS, (void **)&ci,
+				  &len) >= 0,
+		    "RDS_INFO_CONNECTIONS: %s", rt_errname(errno));
+	for (i = 0; i < len / sizeof(*ci); i++)
+		if (ci[i].laddr == addr_self.s_addr &&
+		    ci[i].faddr == addr_peer.s_addr &&
+		    ci[i].tos >= FRESH_TOS_MIN && ci[i].tos <= FRESH_TOS_MAX)
+			used |= 1L << (ci[i].tos - FRESH_TOS_MIN);
+	free(ci);
+	return used;
+}
+
+/*
+ * A TOS from FRESH_TOS_MIN to FRESH_TOS_MAX that no connection between the two
+ * nodes has used yet, agreed by both: the lowest that neither node's
+ * table has.  Connections stay until the modules go, so a message on it
+ * opens a new connection, whatever ran before in this boot.  Other
+ * programs keep out of the range (rds_hostile's TOS values start at 24,
+ * rds_rdma's at 40).
+ */
+int fresh_tos(void)
+{
+	int fd = rds_socket(), tos;
+	long used = used_tos(fd);
+
+	close(fd);
+	if (node == 1) {
+		tell_peer(used);
+		tos = (int)hear_peer();
+	} else {
+		used |= hear_peer();
+		for (tos = FRESH_TOS_MIN; tos <= FRESH_TOS_MAX; tos++)
+			if (!(used & (1L << (tos - FRESH_TOS_MIN))))
+				break;
+		tell_peer(tos);
+	}
+	ASSERT_TRUE(tos >= FRESH_TOS_MIN && tos <= FRESH_TOS_MAX,
+		    "every TOS from %d to %d has a connection already",
+		    FRESH_TOS_MIN, FRESH_TOS_MAX);
+	return tos;
+}
+
 static void exchange_one(int fd, uint32_t i)
 {
 	struct sockaddr_in to = peer_port(0), from;
