@@ -67,7 +67,7 @@ static const struct rt_case cases[] = {
 	RT_CASE(connect_race_rule, 150),
 	RT_CASE(connect_duel, 150),
 	RT_CASE(ping, 30),
-	RT_CASE(info_ib_connections, 30),
+	RT_CASE(info_ib_connections, 60),
 	RT_CASE(idle_ack, 30),
 	RT_CASE(held_back, 90),
 	RT_CASE(info6_tables, 30),
