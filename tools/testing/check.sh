@@ -106,14 +106,14 @@ declare -A MIN_RESULTS=(
 	[ours-6.12]=132
 	[distro-6.1]=106
 	[distro-6.12]=106
-	[remote-ours-ours-6.1]=320
-	[remote-ours-ours-6.12]=320
-	[remote-distro-distro-6.1]=239
-	[remote-ours-distro-6.1]=243
-	[remote-ours-distro-6.12]=197
-	[remote-distro-ours-6.1]=103
-	[remote-ours-ours-credits-6.1]=132
-	[remote-ours-distro-credits-6.1]=132
+	[remote-ours-ours-6.1]=322
+	[remote-ours-ours-6.12]=322
+	[remote-distro-distro-6.1]=241
+	[remote-ours-distro-6.1]=245
+	[remote-ours-distro-6.12]=199
+	[remote-distro-ours-6.1]=105
+	[remote-ours-ours-credits-6.1]=134
+	[remote-ours-distro-credits-6.1]=134
 	# tools/testing/dkms-check.sh: 1 + 2 x 10 + 2
 	[dkms]=23
 )
