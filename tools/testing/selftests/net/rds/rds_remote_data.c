@@ -182,6 +182,18 @@ static void *sender_main(void *arg)
 	return NULL;
 }
 
+/* A sender of count messages of len(seq) bytes from fd, to the peer's port 0. */
+static void sender_init(struct sender *s, int fd, uint32_t id, int count,
+			size_t (*len)(uint32_t seq))
+{
+	memset(s, 0, sizeof(*s));
+	s->fd = fd;
+	s->id = id;
+	s->to = peer_port(0);
+	s->count = count;
+	s->len = len;
+}
+
 static void sender_start(struct sender *s)
 {
 	errno = pthread_create(&s->thread, NULL, sender_main, s);
@@ -291,13 +303,9 @@ void test_many_senders(void)
 	memset(snd, 0, sizeof(snd));
 	rx = rds_bound(0, NULL);
 	ASSERT_SYS_OK(set_int_opt(rx, SOL_SOCKET, SO_RCVBUF, 8192));
-	for (i = 0; i < MANY_SENDERS; i++) {
-		snd[i].fd = rds_bound(1 + i, NULL);
-		snd[i].id = node * 100 + i;
-		snd[i].to = peer_port(0);
-		snd[i].count = MANY_MSGS;
-		snd[i].len = many_len;
-	}
+	for (i = 0; i < MANY_SENDERS; i++)
+		sender_init(&snd[i], rds_bound(1 + i, NULL), node * 100 + i,
+			    MANY_MSGS, many_len);
 	sync_peer("bound");
 
 	for (i = 0; i < MANY_SENDERS; i++)
@@ -336,11 +344,7 @@ void test_both_full_speed(void)
 	memset(&s, 0, sizeof(s));
 	fd = rds_bound(0, NULL);
 	make_room(fd, BOTH_MAX, 65536);
-	s.fd = fd;
-	s.id = node;
-	s.to = peer_port(0);
-	s.count = BOTH_MSGS;
-	s.len = both_len;
+	sender_init(&s, fd, node, BOTH_MSGS, both_len);
 	sync_peer("bound");
 
 	sender_start(&s);
@@ -425,13 +429,8 @@ void test_two_writers(void)
 	tx = rds_bound(1, NULL);
 	ASSERT_SYS_OK(set_int_opt(tx, SOL_SOCKET, SO_SNDBUF, WRITER_SNDBUF));
 	ASSERT_SYS_OK(setsockopt(tx, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)));
-	for (i = 0; i < WRITERS; i++) {
-		w[i].fd = tx;
-		w[i].id = node * 100 + i;
-		w[i].to = peer_port(0);
-		w[i].count = WRITER_MSGS;
-		w[i].len = writer_len;
-	}
+	for (i = 0; i < WRITERS; i++)
+		sender_init(&w[i], tx, node * 100 + i, WRITER_MSGS, writer_len);
 	sync_peer("bound");
 
 	for (i = 0; i < WRITERS; i++)
