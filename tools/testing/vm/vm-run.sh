@@ -15,7 +15,7 @@
 #                        exact release found in /boot.  Default 6.1.
 #   --guests N           number of guests, N >= 1 (default 2).  Guest K gets
 #                        10.0.0.K/24 on eth0.  N = 2: one point-to-point link,
-#                        a TCP connection on the host's loopback.
+#                        a unix stream socket on the host.
 #                        N > 2: all guests on one Ethernet segment through
 #                        udp-hub.py (unicast UDP on the host's loopback).
 #   --hub                two guests through udp-hub.py as well, like more
@@ -439,49 +439,48 @@ guest_mac() {
 } > "$results/run.env"
 
 # --- Network ---------------------------------------------------------------
-# Ask the kernel for free UDP (or TCP) ports on 127.0.0.1 (bind to port 0,
-# keeping all sockets open until every port is known so that none is handed
-# out twice).  Another program could still take a port before qemu binds
-# it; qemu then fails to start and the run fails, it does not hang.
-free_ports() {	# free_ports udp|tcp N
-	python3 - "$1" "$2" <<'PY'
+# Ask the kernel for free UDP ports on 127.0.0.1 (bind to port 0, keeping all
+# sockets open until every port is known so that none is handed out twice).
+# Another program could still take a port before qemu binds it; qemu then
+# fails to start and the run fails, it does not hang.
+free_udp_ports() {
+	python3 - "$1" <<'PY'
 import socket, sys
 socks = []
-kind = socket.SOCK_DGRAM if sys.argv[1] == "udp" else socket.SOCK_STREAM
-for _ in range(int(sys.argv[2])):
-    s = socket.socket(socket.AF_INET, kind)
+for _ in range(int(sys.argv[1])):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.bind(("127.0.0.1", 0))
     socks.append(s)
 print(" ".join(str(s.getsockname()[1]) for s in socks))
 PY
 }
 
-# netdev[K] is the -netdev option of guest K; link_port, when set, the TCP
-# port guest 1 listens on for guest 2.
+# netdev[K] is the -netdev option of guest K; link_sock, when set, the unix
+# socket guest 1 listens on for guest 2.
 declare -a netdev
 hub_pid=
-link_port=
+link_sock=
 if [ "$guests" -eq 1 ]; then
 	# N = 1: the link leads to a port that nobody reads (eth0 still
 	# exists, for rxe).
-	read -r -a ports <<< "$(free_ports udp 2)"
+	read -r -a ports <<< "$(free_udp_ports 2)"
 	netdev[1]="socket,id=n0,udp=127.0.0.1:${ports[1]},localaddr=127.0.0.1:${ports[0]}"
 elif [ "$guests" -eq 2 ] && [ "$hub" = 0 ]; then
-	# N = 2: one TCP connection on the host's loopback carries the
-	# frames both ways (qemu's socket backend, guest 1 listening).  A
-	# UDP link would lose frames whenever a busy host let a qemu's
-	# socket buffer fill (the host's UdpRcvbufErrors), and the
-	# distribution's QPs, which retry a lost frame only once, would
-	# then give RDMAs up now and then.  TCP holds the sender back
-	# instead: the link loses only what a test's netem drops.
-	read -r -a ports <<< "$(free_ports tcp 1)"
-	link_port=${ports[0]}
-	netdev[1]="socket,id=n0,listen=127.0.0.1:$link_port"
-	netdev[2]="socket,id=n0,connect=127.0.0.1:$link_port"
+	# N = 2: one unix stream socket carries the frames both ways
+	# (qemu's stream netdev, guest 1 listening).  A UDP link would
+	# lose frames whenever a busy host let a qemu's socket buffer fill
+	# (the host's UdpRcvbufErrors), and the distribution's QPs, which
+	# retry a lost frame only once, would then give RDMAs up now and
+	# then.  A stream holds the sender back instead: the link loses only
+	# what a test's netem drops.  Not TCP: Nagle's algorithm against the
+	# host's delayed ACKs made a 64-byte round trip take 16 to 44 ms.
+	link_sock=$(mktemp -u /tmp/rdsvm-link.XXXXXXXX)
+	netdev[1]="stream,id=n0,server=on,addr.type=unix,addr.path=$link_sock"
+	netdev[2]="stream,id=n0,server=off,addr.type=unix,addr.path=$link_sock"
 else
 	# N > 2 (or --hub): a hub port and a guest port per guest; the hub
 	# floods frames.
-	read -r -a ports <<< "$(free_ports udp $((2 * guests)))"
+	read -r -a ports <<< "$(free_udp_ports $((2 * guests)))"
 	hub_args=()
 	for ((k = 1; k <= guests; k++)); do
 		hport=${ports[2 * k - 2]}
@@ -502,6 +501,7 @@ cleanup() {
 			kill "$p" 2>/dev/null || true
 		fi
 	done
+	[ -z "$link_sock" ] || rm -f "$link_sock"
 }
 trap cleanup EXIT
 trap 'echo "vm-run: interrupted" >&2; exit 130' INT TERM
@@ -546,9 +546,9 @@ for ((k = 1; k <= guests; k++)); do
 		< /dev/null > "$g/qemu.log" 2>&1 &
 	qemu_pid[k]=$!
 	# Guest 2 connects to guest 1's link: once guest 1 listens.
-	if [ "$k" = 1 ] && [ -n "$link_port" ]; then
+	if [ "$k" = 1 ] && [ -n "$link_sock" ]; then
 		for ((i = 0; i < 100; i++)); do
-			ss -Htln "sport = :$link_port" | grep -q . && break
+			ss -Hxl | grep -qF "$link_sock " && break
 			kill -0 "${qemu_pid[1]}" 2>/dev/null || break
 			sleep 0.1
 		done
