@@ -189,7 +189,7 @@ start=$(date +%s)
 	echo "guest_smp=1"
 	echo "guest_mem_mb=1024"
 	echo "guest_nic=virtio-net"
-	echo "link=soft-RoCE (rdma_rxe) over qemu -netdev socket (two guests: a unix stream socket; more: a UDP hub on the host's loopback)"
+	echo "link=soft-RoCE (rdma_rxe) over qemu netdevs (two guests: -netdev stream on a unix socket; more: -netdev socket to a UDP hub on the host's loopback)"
 	echo "accel=qemu TCG"
 	phases=
 	for ph in rds verbs keys scale; do
