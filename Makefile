@@ -22,6 +22,12 @@
 #                     in qemu guests: table, CSV and chart in build/bench/
 #                     (about 25 minutes; BENCH_ARGS="--rounds 1" is quicker;
 #                     not part of "make check")
+#   make profile      guest instructions per operation, by class of code
+#                     (RDS, RDMA stack, rxe, kernel, user), ours against
+#                     the distribution's, counted by a qemu plugin: table
+#                     in build/profile/ (about 10 minutes;
+#                     PROFILE_ARGS="--points rtt --reps 3"; not part of
+#                     "make check")
 #   make reliability  two 6.1 guests through fault storms, a hostile peer
 #                     and the fuzzer: one table of the load held, faults
 #                     survived, fuzz calls, crashes, messages lost and
@@ -59,7 +65,7 @@ krelease = $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' $(1)/include/generated
 SELFTESTS := tools/testing/selftests/net/rds
 
 .PHONY: all modules modules-all deps demo check debug-kernel check-debug \
-	selftests tools bench reliability clean help install uninstall \
+	selftests tools bench profile reliability clean help install uninstall \
 	headers_install install-release
 
 all: modules
@@ -88,6 +94,9 @@ tools:
 
 bench:
 	@$(TOP)/tools/testing/bench/bench.sh $(BENCH_ARGS)
+
+profile:
+	@$(TOP)/tools/testing/bench/profile.sh $(PROFILE_ARGS)
 
 reliability:
 	@$(TOP)/tools/testing/reliability.sh $(RELIABILITY_ARGS)
@@ -182,6 +191,7 @@ clean:
 	@$(MAKE) -s -C tools/rds-zc-bench clean 2>/dev/null || true
 	@$(MAKE) -s -C tools/rds-zc-info clean 2>/dev/null || true
 	@$(MAKE) -s -C tools/rds-zc-examples clean 2>/dev/null || true
+	@$(MAKE) -s -C tools/testing/bench/insn-profile clean 2>/dev/null || true
 
 help:
-	@echo "targets: all modules modules-all deps demo check debug-kernel check-debug selftests tools bench reliability install uninstall headers_install clean"
+	@echo "targets: all modules modules-all deps demo check debug-kernel check-debug selftests tools bench profile reliability install uninstall headers_install clean"

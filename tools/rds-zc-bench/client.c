@@ -140,12 +140,13 @@ int cmp_double(const void *a, const void *b)
 int run_client(void)
 {
 	int need_server = opt.tests & (TEST_RDMA | TEST_DGRAM | TEST_RECLAIM |
-				       TEST_CONN);
+				       TEST_CONN | TEST_RTT);
 	char host[ADDR_STRLEN], server[ADDR_STRLEN];
 	int d, k, i, j;
 
 	if (need_server && !opt.have_server)
-		bad_usage("%s", "-s SERVER is required for --tests rdma, dgram, reclaim and conn");
+		bad_usage("%s",
+			  "-s SERVER is required for --tests rdma, dgram, reclaim, conn and rtt");
 	if (need_server && !addr_same_family(&opt.self, &opt.server))
 		bad_usage("%s", "-a ADDR and -s SERVER must be of one family, IPv4 or IPv6");
 	printf("# rds-zc-bench client %s -> %s, %.1f s per point, timeout %d s%s%s\n",
@@ -178,6 +179,8 @@ int run_client(void)
 			for (k = 0; k < 2; k++)
 				reclaim_point(k, sizes[i]);
 	}
+	if ((opt.tests & TEST_RTT) && !(opt.tests & TEST_DGRAM))
+		dgram_rtt();
 	if (opt.tests & TEST_DGRAM) {
 		static const unsigned int sizes[] = { 64, 4096, 65536, 1 << 20 };
 

@@ -35,7 +35,8 @@
  *	possible, by inflight threads with a socket each, on this host only.
  *	Value: pairs per second, all threads together.
  * dgram_rtt_p50, dgram_rtt_p99: round trips of 64-byte datagrams, one at
- *	a time; median and 99th percentile in microseconds.
+ *	a time; median and 99th percentile in microseconds.  --tests rtt
+ *	measures them alone (dgram measures them and the streams).
  * reclaim_notify, reclaim_barrier: the client RDMA-writes an MR of the
  *	server (asked for with a MR request) from 16 buffers in batches:
  *	all 16 in flight, then the batch is waited for, by one notification
@@ -94,9 +95,10 @@ static void print_usage(FILE *f)
 		"  -n, --ops N            at most N operations per point and thread\n"
 		"                         (default: no limit, only the time)\n"
 		"  -t, --timeout SECS     longest wait for any answer or send (default 30)\n"
-		"      --tests LIST       rdma,reg,dgram,reclaim,conn (default the first\n"
-		"                         four; reg needs no server; conn: the first\n"
-		"                         round trip on a new socket, cold connection)\n"
+		"      --tests LIST       rdma,reg,dgram,reclaim,conn,rtt (default the\n"
+		"                         first four; reg needs no server; conn: the\n"
+		"                         first round trip on a new socket, cold\n"
+		"                         connection; rtt: the 64 B round trip alone)\n"
 		"      --dirs LIST        RDMA directions: write,read (default both)\n"
 		"      --keys LIST        how the client gets its key: map (RDS_CMSG_RDMA_MAP\n"
 		"                         with RDS_RDMA_USE_ONCE on the request), getmr\n"
@@ -259,7 +261,7 @@ static const struct option long_opts[] = {
 static void parse_options(int argc, char **argv)
 {
 	static const char * const tests[] = {
-		"rdma", "reg", "dgram", "reclaim", "conn",
+		"rdma", "reg", "dgram", "reclaim", "conn", "rtt",
 	};
 	static const char * const dirs[] = { "write", "read" };
 	long port = DEF_PORT, v;
@@ -312,7 +314,7 @@ static void parse_options(int argc, char **argv)
 			break;
 		case O_TESTS:
 			opt.tests = parse_names(optarg, tests, ARRAY_SIZE(tests),
-						"--tests takes rdma,reg,dgram,reclaim,conn: %s");
+						"--tests takes rdma,reg,dgram,reclaim,conn,rtt: %s");
 			break;
 		case O_DIRS:
 			opt.dirs = parse_names(optarg, dirs, ARRAY_SIZE(dirs),

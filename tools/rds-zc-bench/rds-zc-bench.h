@@ -172,6 +172,7 @@ extern struct options opt;
 #define TEST_DGRAM	0x4
 #define TEST_RECLAIM	0x8
 #define TEST_CONN	0x10
+#define TEST_RTT	0x20	/* dgram_rtt alone */
 
 #define RECLAIM_DEPTH	16	/* operations per batch of the reclaim points */
 

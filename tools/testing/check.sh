@@ -193,8 +193,9 @@ log=$logs/selftests-build.log
 make -C "$st_dir" > "$log" 2>&1 && make -C tools/testing/demo >> "$log" 2>&1
 result $? "selftests and demo build with -Werror" "$log"
 log=$logs/tools-build.log
-make -C tools/rds-zc-bench -B > "$log" 2>&1 && tools/rds-zc-bench/rds-zc-bench --help >> "$log" 2>&1
-result $? "rds-zc-bench builds with -Werror and answers --help" "$log"
+make -C tools/rds-zc-bench -B > "$log" 2>&1 && tools/rds-zc-bench/rds-zc-bench --help >> "$log" 2>&1 &&
+	make -C tools/testing/bench/insn-profile -B >> "$log" 2>&1
+result $? "rds-zc-bench and make profile's qemu plugin build with -Werror; rds-zc-bench answers --help" "$log"
 log=$logs/info-build.log
 make -C tools/rds-zc-info -B > "$log" 2>&1 && tools/rds-zc-info/rds-zc-info --help >> "$log" 2>&1
 result $? "rds-zc-info builds with -Werror and answers --help" "$log"

@@ -41,6 +41,21 @@
 #	     MAP of SIZE bytes, DEPTH in flight, SECS seconds; stream-J.txt;
 #	  5. samples a last time (mem-2.txt) once every guest is done.
 #	tools/testing/bench/bench-report.py computes the per-peer costs.
+#   bench-guest.sh profile N1,N2 REPS POINTS SET...
+#	the instruction profile ("make profile", tools/testing/bench/
+#	profile.sh; qemu runs with the plugin insn-profile.so): per SET
+#	(ours or distro, the first the one vm-run.sh loaded), the guests
+#	swap modules if needed and save their symbols (syms-SET/kallsyms.txt,
+#	syms-SET/modules.txt: MODULE TEXT_ADDR CORESIZE); then, per point of
+#	POINTS (comma-separated: rtt, the 64 B round trip; map4k, the 4 KiB
+#	RDMA WRITE by MAP, 1 in flight), one run of a few operations that
+#	warms the connection up, and REPS repetitions of two runs, of N1 and
+#	N2 operations (rds-zc-bench -n), each inside a counting window: the
+#	client guest opens it (insn-mark on) right before the client starts
+#	and closes it when the client exits, the server guest right after
+#	the run's barrier and when its server (--once) exits.  Each window
+#	is a line "WINDOW SET POINT REP OPS" of windows.txt;
+#	tools/testing/bench/profile-report.py makes the table.
 #
 # The client's output of run K goes to $RESULTS/run-K-SET.txt (node 2),
 # the server's to $RESULTS/server-K-SET.txt (node 1); perftest's to
@@ -93,7 +108,7 @@ wait_file() {
 
 mode=${1:-}
 secs=${2:-2}
-shift 2 2>/dev/null || { echo "Bail out! usage: bench-guest.sh rds|verbs|keys|scale SECS ..."; exit 2; }
+shift 2 2>/dev/null || { echo "Bail out! usage: bench-guest.sh rds|verbs|keys|scale|profile SECS ..."; exit 2; }
 
 if [ "$mode" = scale ]; then
 	if [ "${RDS_NODES:-0}" -lt 2 ]; then
@@ -196,6 +211,103 @@ if [ "$mode" = rds ]; then
 			current=$set
 		fi
 		run_rds "$k" "$set" "modules=$set run=$k" "${points[@]}"
+	done
+	finish
+fi
+
+# -------------------------------------------------------------- profile
+# save_syms SET: this guest's kernel symbols and module text, SET loaded.
+save_syms() {
+	local d=$RESULTS/syms-$1 m
+
+	mkdir -p "$d"
+	cat /proc/kallsyms > "$d/kallsyms.txt"
+	for m in /sys/module/*/sections/.text; do
+		m=${m%/sections/.text}
+		echo "${m##*/} $(cat "$m/sections/.text") $(cat "$m/coresize" 2>/dev/null || echo 0)"
+	done > "$d/modules.txt"
+}
+
+# prof_run K SET POINT REP OPS [mark]: one run of OPS operations of
+# POINT; with "mark", inside a counting window on both guests.
+prof_run() {
+	local k=$1 set=$2 point=$3 rep=$4 ops=$5 mark=${6:-} srv rc out popts
+
+	case $point in
+	rtt) popts=(--tests rtt) ;;
+	map4k) popts=(--tests rdma --dirs write --keys map --sizes 4K --inflight 1) ;;
+	*) emit "not ok" "unknown profile point '$point'"; return 1 ;;
+	esac
+	if [ "$RDS_NODE" = 1 ]; then
+		out=$RESULTS/server-$k-$set-$point.txt
+		"$bench" server -a "$RDS_ADDR" --once --idle 300 > "$out" 2>&1 &
+		srv=$!
+		wait_file "$out" "rds-zc-bench server on" 60 ||
+			echo "# server $k: not started: $(head -c 300 "$out")"
+		meet "prof-$k" 300
+		[ -z "$mark" ] || "$mark_prog" on
+		wait "$srv"
+		rc=$?
+		[ -z "$mark" ] || "$mark_prog" off
+	else
+		out=$RESULTS/run-$k-$set-$point.txt
+		meet "prof-$k" 300
+		# the server's window is open: let its guest settle first
+		sleep 1
+		[ -z "$mark" ] || "$mark_prog" on
+		"$bench" client -a "$RDS_ADDR" -s "$RDS_PEER_ADDR" -T 3600 -t 30 \
+			-n "$ops" "${popts[@]}" --tag "modules=$set point=$point rep=$rep ops=$ops" > "$out" 2>&1
+		rc=$?
+		[ -z "$mark" ] || "$mark_prog" off
+	fi
+	if [ -n "$mark" ]; then
+		windows=$((windows + 1))
+		echo "$windows $set $point $rep $ops" >> "$RESULTS/windows.txt"
+	fi
+	meet "prof-$k-done" 900
+	if [ "$rc" = 0 ] && { [ "$RDS_NODE" = 1 ] || ! grep -q 'value=error' "$out"; }; then
+		emit ok "profile run $k: $set $point rep $rep, $ops ops${mark:+, window $windows}"
+	else
+		sed 's/^/# /' "$out" | tail -n 5
+		emit "not ok" "profile run $k: $set $point rep $rep, $ops ops # status $rc"
+	fi
+}
+
+if [ "$mode" = profile ]; then
+	mark_prog=$repo/tools/testing/bench/insn-profile/insn-mark
+	IFS=, read -r n1 n2 <<< "$secs"
+	reps=${1:-2}
+	IFS=, read -r -a prof_points <<< "${2:-rtt}"
+	shift 2
+	windows=0
+	[ -x "$mark_prog" ] || { echo "Bail out! $mark_prog not built"; exit 1; }
+	current=${1:-}
+	if [ "$current" != "$RDS_MODULES" ]; then
+		emit "not ok" "the first set ($current) is the one loaded ($RDS_MODULES)"
+		finish
+	fi
+	k=0
+	for set in "$@"; do
+		if [ "$set" != "$current" ]; then
+			k=$((k + 1))
+			if ! swap "$k" "$current" "$set"; then
+				emit "not ok" "swap $current -> $set"
+				finish
+			fi
+			emit ok "swap $current -> $set"
+			current=$set
+		fi
+		save_syms "$set"
+		for point in "${prof_points[@]}"; do
+			k=$((k + 1))
+			prof_run "$k" "$set" "$point" 0 5
+			for ((rep = 1; rep <= reps; rep++)); do
+				for ops in "$n1" "$n2"; do
+					k=$((k + 1))
+					prof_run "$k" "$set" "$point" "$rep" "$ops" mark
+				done
+			done
+		done
 	done
 	finish
 fi

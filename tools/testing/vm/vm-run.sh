@@ -60,7 +60,9 @@
 #                        once per kernel before it starts runs side by side,
 #                        which would otherwise race to build it).
 #
-# Environment: VM_QEMU_OPTS, extra qemu options (split on white space);
+# Environment: VM_QEMU_OPTS, extra qemu options (split on white space;
+# @GUEST@ in them becomes the guest's number, e.g. a plugin's output file
+# per guest: -plugin insn-profile.so,out=DIR/insn-@GUEST@.txt);
 # VM_KERNEL_ARGS, extra kernel command line parameters.
 # VM_CPU, the guests' -cpu (default max,-cx16,-la57; see the guest start
 # below);
@@ -542,7 +544,7 @@ for ((k = 1; k <= guests; k++)); do
 		-virtfs "local,path=$results,mount_tag=results,security_model=none,multidevs=remap" \
 		-netdev "${netdev[k]}" \
 		-device "$nic_device,netdev=n0,mac=$mac" \
-		"${extra_qemu[@]}" \
+		"${extra_qemu[@]//@GUEST@/$k}" \
 		< /dev/null > "$g/qemu.log" 2>&1 &
 	qemu_pid[k]=$!
 	# Guest 2 connects to guest 1's link: once guest 1 listens.

@@ -1,0 +1,128 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# profile.sh - "make profile": count the guest instructions one operation
+# costs, by class of code (RDS modules, RDMA stack, rxe, the rest of the
+# kernel, user space), on the client and on the server, with our modules
+# and with the distribution's, on the qemu bench (two 6.1 guests linked by
+# soft-RoCE).  Deterministic where "make bench" is not: instructions do
+# not depend on how busy the host is.
+#
+# Usage: tools/testing/bench/profile.sh [--ops N1,N2] [--reps N]
+#		[--points LIST] [--kernel SERIES] [--results DIR]
+#
+#   --ops N1,N2      operations of the two runs of each repetition
+#                    (default 400,2000): a figure per operation is the
+#                    difference of the two windows over N2 - N1, which
+#                    cancels what does not grow with the operations
+#   --reps N         repetitions of each point and module set (default 2):
+#                    their spread is the measurement's noise
+#   --points LIST    rtt (64 B datagram round trip), map4k (4 KiB RDMA
+#                    WRITE by MAP, 1 in flight); default rtt,map4k
+#   --kernel SERIES  the guests' kernel (default 6.1)
+#   --results DIR    results folder (default build/profile/TIMESTAMP)
+#
+# One vm-run.sh boot of two guests, qemu loading the TCG plugin
+# tools/testing/bench/insn-profile/insn-profile.so (it counts the
+# instructions of every translation block inside windows the guests open
+# and close with insn-mark, and writes them to RESULTS/insn-K.txt); the
+# guests run tools/testing/bench/bench-guest.sh profile, ours first, then
+# they swap to the distribution's modules.  Then
+# tools/testing/bench/profile-report.py attributes the blocks to the
+# guests' symbols and prints the table (RESULTS/profile.txt, .csv).  See
+# Documentation/networking/rds_zc-bench.rst, "Counting instructions".
+# Not part of "make check".  Exit status 0 when the table could be made.
+
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top=$(cd "$here/../../.." && pwd)
+
+ops=400,2000
+reps=2
+points=rtt,map4k
+kernel=6.1
+out=
+
+usage() {
+	awk 'NR > 2 && /^#/ { sub(/^# ?/, ""); print; next } NR > 2 { exit }' "$0" >&2
+	exit 2
+}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--ops) ops=${2:?}; shift 2 ;;
+	--reps) reps=${2:?}; shift 2 ;;
+	--points) points=${2:?}; shift 2 ;;
+	--kernel) kernel=${2:?}; shift 2 ;;
+	--results) out=${2:?}; shift 2 ;;
+	-h|--help) usage ;;
+	*) echo "profile: unexpected argument '$1'" >&2; usage ;;
+	esac
+done
+[[ $ops =~ ^([1-9][0-9]*),([1-9][0-9]*)$ ]] && [ "${BASH_REMATCH[1]}" -lt "${BASH_REMATCH[2]}" ] ||
+	{ echo "profile: --ops takes N1,N2 with N1 < N2" >&2; exit 2; }
+[[ $reps =~ ^[1-9][0-9]*$ ]] || { echo "profile: --reps takes a number >= 1" >&2; exit 2; }
+[[ $points =~ ^(rtt|map4k)(,(rtt|map4k))*$ ]] ||
+	{ echo "profile: --points takes rtt, map4k, comma-separated" >&2; exit 2; }
+
+say() {
+	echo "profile: $*"
+}
+
+for tool in qemu-system-x86_64 python3 make; do
+	command -v "$tool" > /dev/null || { say "$tool not found: run 'make deps'"; exit 1; }
+done
+
+kdir=$(ls -d /usr/src/linux-headers-"$kernel".*-amd64 2>/dev/null | grep -v -- -rt- | sort -V | tail -n 1)
+[ -n "$kdir" ] || { say "no $kernel headers: run 'make deps'"; exit 1; }
+say "building the modules for $(basename "$kdir"), rds-zc-bench and the plugin"
+mkdir -p "$top/build/profile"
+log=$top/build/profile/build.log
+"$top/tools/testing/build-modules.sh" "$kdir" > "$log" 2>&1 ||
+	{ say "building the modules failed: see $log"; exit 1; }
+make -s -C "$top/tools/rds-zc-bench" >> "$log" 2>&1 ||
+	{ say "building rds-zc-bench failed: see $log"; exit 1; }
+make -s -C "$here/insn-profile" >> "$log" 2>&1 ||
+	{ say "building insn-profile failed: see $log"; exit 1; }
+
+[ -n "$out" ] || out=$top/build/profile/$(date +%Y%m%d-%H%M%S)
+out=$(realpath -m "$out")
+if [ -d "$out" ] && [ -n "$(ls -A "$out")" ]; then
+	say "results folder $out is not empty"
+	exit 1
+fi
+case $out in
+*,*|*:*|*@*) say "results folder path must not contain ',', ':' or '@'"; exit 1 ;;
+esac
+mkdir -p "$out"
+{
+	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "commit=$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)"
+	echo "ops=$ops"
+	echo "reps=$reps"
+	echo "points=$points"
+	echo "host_load_start=$(cut -d' ' -f1-3 /proc/loadavg)"
+} > "$out/env.txt"
+
+# About a minute per run of 2000 round trips on an idle host, two boots'
+# worth of margin.
+npoints=$(tr ',' '\n' <<< "$points" | wc -l)
+limit=$((300 + npoints * reps * 2 * 240))
+say "vm-run.sh, time limit ${limit}s; log in $out/vm.log"
+start=$(date +%s)
+VM_QEMU_OPTS="-plugin $here/insn-profile/insn-profile.so,out=$out/insn-@GUEST@.txt" \
+	"$top/tools/testing/vm/vm-run.sh" --kernel "$kernel" --guests 2 \
+	--modules ours --timeout "$limit" --results "$out/vm" -- \
+	"$here/bench-guest.sh" profile "$ops" "$reps" "$points" ours distro \
+	> "$out/vm.log" 2>&1
+st=$?
+grep -E '^(not ok|# vm-run: (kernel|wall))|passed, ' "$out/vm.log" | sed 's/^/profile: /'
+{
+	echo "kernel=$(sed -n 's/^# vm-run: kernel \([^,]*\),.*/\1/p' "$out/vm.log" | head -n 1)"
+	echo "vm_run_status=$st"
+	echo "host_load_end=$(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "wall_secs=$(($(date +%s) - start))"
+} >> "$out/env.txt"
+
+python3 "$here/profile-report.py" "$out"
