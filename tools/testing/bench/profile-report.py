@@ -52,6 +52,13 @@ MODULE_CLASS = {
     "rdma_rxe": "rxe",
 }
 SIDES = (("client", 2), ("server", 1))
+# Calls counted by the executions of the block at a function's entry:
+# frames rxe sends and receives per operation, which explain most of the
+# instructions of rxe, UDP and virtio, and the scheduler's runs.
+ENTRIES = (("rxe_xmit_packet", "frames sent"),
+           ("rxe_rcv", "frames received"),
+           ("__schedule", "schedules"),
+           ("__sysvec_apic_timer_interrupt", "timer interrupts"))
 POINT_NAMES = {
     "rtt": "64 B datagram round trip",
     "map4k": "4 KiB RDMA WRITE by MAP, 1 in flight",
@@ -98,6 +105,8 @@ class Symbols:
         syms.sort()
         self.addrs = [s[0] for s in syms]
         self.syms = syms
+        names = {e[0] for e in ENTRIES}
+        self.entries = {a: n for a, n, _ in syms if n in names}
         self.ranges = []
         if modules and os.path.exists(modules):
             with open(modules) as f:
@@ -136,6 +145,8 @@ def attribute(blocks, syms, cache):
     per_class = collections.Counter()
     per_func = collections.Counter()
     for vaddr, insns, count in blocks:
+        if vaddr in syms.entries:
+            per_class["calls:" + syms.entries[vaddr]] += count
         hit = cache.get(vaddr)
         if hit is None:
             hit = cache[vaddr] = syms.lookup(vaddr)
@@ -230,7 +241,8 @@ def analyse(res):
                                 {"reps": [], "funcs": collections.Counter(),
                                  "raw": []})
             d["reps"].append({c: (c2[c] - c1[c]) / (n2 - n1)
-                              for c in CLASSES + ("total",)})
+                              for c in CLASSES + ("total",) + tuple(
+                                  "calls:" + e[0] for e in ENTRIES)})
             d["raw"].append((rep, n1, c1["total"], n2, c2["total"]))
             for fn in set(f1) | set(f2):
                 d["funcs"][fn] += (f2[fn] - f1[fn]) / (n2 - n1)
@@ -295,6 +307,15 @@ def report(res):
             row += (f" {fmt(both['ours']):>12} {fmt(both['distro']):>13}"
                     f" {ratio(both['ours'], both['distro']):>6}")
             lines.append(row)
+        for fn, what in ENTRIES:
+            row = f"{what:<16}"
+            for side in ("client", "server"):
+                o = mean_of(data.get((point, "ours", side)), "calls:" + fn)
+                d = mean_of(data.get((point, "distro", side)), "calls:" + fn)
+                row += f" {'-' if o is None else f'{o:.2f}':>12}"
+                row += f" {'-' if d is None else f'{d:.2f}':>13}"
+                row += f" {ratio(o, d):>6}"
+            lines.append(row)
         lines.append("")
         lines.append("Repetitions (per operation; spread: largest distance "
                      "from their mean):")
@@ -303,14 +324,14 @@ def report(res):
                 d = data.get((point, mset, side))
                 if not d:
                     continue
-                for cls in ("rds", "total"):
+                for cls in ("rds", "total", "calls:rxe_xmit_packet"):
                     vals = [r[cls] for r in d["reps"]]
                     s = spread(vals)
                     if s is not None and cls == "total":
                         worst = max(worst, s)
                     lines.append(
-                        f"  {mset:<6} {side:<6} {CLASS_NAMES.get(cls, 'whole guest'):<14}"
-                        f" {' '.join(fmt(v) for v in vals):<30}"
+                        f"  {mset:<6} {side:<6} {CLASS_NAMES.get(cls, 'whole guest' if cls == 'total' else 'frames sent'):<14}"
+                        f" {' '.join(fmt(v) if v >= 100 else f'{v:.2f}' for v in vals):<30}"
                         f" spread {'-' if s is None else f'{s:.2f} %'}")
                 for rep, n1, t1, n2, t2 in d["raw"]:
                     lines.append(f"    rep {rep}: window of {n1} ops "
