@@ -5,6 +5,8 @@ profile.sh): guest instructions per operation, by class of code, ours
 against the distribution's RDS.
 
     profile-report.py RESULTS     (the folder profile.sh filled)
+    profile-report.py --compare RESULTS1 RESULTS2   (two runs of it: how
+                                  far each figure moved between them)
     profile-report.py --self-test (a synthetic dump; no guest needed)
 
 RESULTS holds, per guest K (1 the server, 2 the client):
@@ -372,6 +374,36 @@ def report(res):
     return bool(points)
 
 
+def compare(res1, res2):
+    """Each class per operation in two runs, and how far apart they are."""
+    d1, n1 = analyse(res1)
+    d2, n2 = analyse(res2)
+    rows = ["point   set    side   class              run 1      run 2"
+            "    2/1"]
+    worst = {}
+    for key in sorted(set(d1) & set(d2)):
+        point, mset, side = key
+        for cls in CLASSES + ("total", "calls:rxe_xmit_packet"):
+            a, b = mean_of(d1[key], cls), mean_of(d2[key], cls)
+            name = CLASS_NAMES.get(cls, "whole guest" if cls == "total"
+                                   else "frames sent")
+            rel = "-" if not a else f"{b / a:.3f}"
+            rows.append(f"{point:<7} {mset:<6} {side:<6} {name:<16}"
+                        f" {fmt(a) if a >= 100 else f'{a:.2f}':>8}"
+                        f" {fmt(b) if b >= 100 else f'{b:.2f}':>10} {rel:>6}")
+            if a and cls in ("rds", "total"):
+                w = worst.setdefault((point, mset, cls), 0.0)
+                worst[(point, mset, cls)] = max(w, abs(b / a - 1) * 100)
+    rows.append("")
+    for (point, mset, cls), w in sorted(worst.items()):
+        rows.append(f"{point} {mset} {CLASS_NAMES.get(cls, 'whole guest')}:"
+                    f" runs {w:.2f} % apart at most"
+                    f" ({'within' if w <= 2 else 'over'} 2 %)")
+    rows.extend(f"note: {n}" for n in n1 + n2)
+    print("\n".join(rows))
+    return bool(worst)
+
+
 def self_test():
     """A synthetic run: two guests, two module sets, two repetitions."""
     import tempfile
@@ -441,6 +473,8 @@ def self_test():
 def main():
     if len(sys.argv) == 2 and sys.argv[1] == "--self-test":
         return 0 if self_test() else 1
+    if len(sys.argv) == 4 and sys.argv[1] == "--compare":
+        return 0 if compare(sys.argv[2], sys.argv[3]) else 1
     if len(sys.argv) != 2 or not os.path.isdir(sys.argv[1]):
         sys.stderr.write(__doc__)
         return 2

@@ -9,7 +9,8 @@
 # not depend on how busy the host is.
 #
 # Usage: tools/testing/bench/profile.sh [--ops N1,N2] [--reps N]
-#		[--points LIST] [--kernel SERIES] [--results DIR]
+#		[--points LIST] [--link hub|tcp] [--kernel SERIES]
+#		[--results DIR]
 #
 #   --ops N1,N2      operations of the two runs of each repetition
 #                    (default 400,2000): a figure per operation is the
@@ -19,6 +20,11 @@
 #                    their spread is the measurement's noise
 #   --points LIST    rtt (64 B datagram round trip), map4k (4 KiB RDMA
 #                    WRITE by MAP, 1 in flight); default rtt,map4k
+#   --link hub|tcp   the guests' Ethernet: hub (default), UDP through
+#                    udp-hub.py (vm-run.sh --hub); tcp, vm-run.sh's TCP
+#                    connection, where Nagle's algorithm holds small frames
+#                    back (64 B round trips of 16 to 44 ms), and RDS timers
+#                    (our ACK probe) then add frames of their own
 #   --kernel SERIES  the guests' kernel (default 6.1)
 #   --results DIR    results folder (default build/profile/TIMESTAMP)
 #
@@ -42,6 +48,7 @@ ops=400,2000
 reps=2
 points=rtt,map4k
 kernel=6.1
+link=hub
 out=
 
 usage() {
@@ -54,6 +61,7 @@ while [ $# -gt 0 ]; do
 	--ops) ops=${2:?}; shift 2 ;;
 	--reps) reps=${2:?}; shift 2 ;;
 	--points) points=${2:?}; shift 2 ;;
+	--link) link=${2:?}; shift 2 ;;
 	--kernel) kernel=${2:?}; shift 2 ;;
 	--results) out=${2:?}; shift 2 ;;
 	-h|--help) usage ;;
@@ -63,6 +71,11 @@ done
 [[ $ops =~ ^([1-9][0-9]*),([1-9][0-9]*)$ ]] && [ "${BASH_REMATCH[1]}" -lt "${BASH_REMATCH[2]}" ] ||
 	{ echo "profile: --ops takes N1,N2 with N1 < N2" >&2; exit 2; }
 [[ $reps =~ ^[1-9][0-9]*$ ]] || { echo "profile: --reps takes a number >= 1" >&2; exit 2; }
+case $link in
+hub) link_opts=(--hub) ;;
+tcp) link_opts=() ;;
+*) echo "profile: --link takes hub or tcp" >&2; exit 2 ;;
+esac
 [[ $points =~ ^(rtt|map4k)(,(rtt|map4k))*$ ]] ||
 	{ echo "profile: --points takes rtt, map4k, comma-separated" >&2; exit 2; }
 
@@ -102,6 +115,7 @@ mkdir -p "$out"
 	echo "ops=$ops"
 	echo "reps=$reps"
 	echo "points=$points"
+	echo "link=$link"
 	echo "host_load_start=$(cut -d' ' -f1-3 /proc/loadavg)"
 } > "$out/env.txt"
 
@@ -113,7 +127,7 @@ say "vm-run.sh, time limit ${limit}s; log in $out/vm.log"
 start=$(date +%s)
 VM_QEMU_OPTS="-plugin $here/insn-profile/insn-profile.so,out=$out/insn-@GUEST@.txt" \
 	"$top/tools/testing/vm/vm-run.sh" --kernel "$kernel" --guests 2 \
-	--modules ours --timeout "$limit" --results "$out/vm" -- \
+	--modules ours "${link_opts[@]}" --timeout "$limit" --results "$out/vm" -- \
 	"$here/bench-guest.sh" profile "$ops" "$reps" "$points" ours distro \
 	> "$out/vm.log" 2>&1
 st=$?
