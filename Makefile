@@ -25,7 +25,7 @@
 #   make profile      guest instructions per operation, by class of code
 #                     (RDS, RDMA stack, rxe, kernel, user), ours against
 #                     the distribution's, counted by a qemu plugin: table
-#                     in build/profile/ (about 10 minutes;
+#                     in build/profile/ (about 5 minutes;
 #                     PROFILE_ARGS="--points rtt --reps 3"; not part of
 #                     "make check")
 #   make reliability  two 6.1 guests through fault storms, a hostile peer
