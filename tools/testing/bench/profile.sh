@@ -9,7 +9,7 @@
 # not depend on how busy the host is.
 #
 # Usage: tools/testing/bench/profile.sh [--ops N1,N2] [--reps N]
-#		[--points LIST] [--link hub|tcp] [--kernel SERIES]
+#		[--points LIST] [--link hub|direct] [--kernel SERIES]
 #		[--results DIR]
 #
 #   --ops N1,N2      operations of the two runs of each repetition
@@ -20,11 +20,9 @@
 #                    their spread is the measurement's noise
 #   --points LIST    rtt (64 B datagram round trip), map4k (4 KiB RDMA
 #                    WRITE by MAP, 1 in flight); default rtt,map4k
-#   --link hub|tcp   the guests' Ethernet: hub (default), UDP through
-#                    udp-hub.py (vm-run.sh --hub); tcp, vm-run.sh's TCP
-#                    connection, where Nagle's algorithm holds small frames
-#                    back (64 B round trips of 16 to 44 ms), and RDS timers
-#                    (our ACK probe) then add frames of their own
+#   --link hub|direct  the guests' Ethernet: hub (default), UDP through
+#                    udp-hub.py (vm-run.sh --hub); direct, vm-run.sh's
+#                    own two-guest link (a unix stream socket)
 #   --kernel SERIES  the guests' kernel (default 6.1)
 #   --results DIR    results folder (default build/profile/TIMESTAMP)
 #
@@ -73,8 +71,8 @@ done
 [[ $reps =~ ^[1-9][0-9]*$ ]] || { echo "profile: --reps takes a number >= 1" >&2; exit 2; }
 case $link in
 hub) link_opts=(--hub) ;;
-tcp) link_opts=() ;;
-*) echo "profile: --link takes hub or tcp" >&2; exit 2 ;;
+direct) link_opts=() ;;
+*) echo "profile: --link takes hub or direct" >&2; exit 2 ;;
 esac
 [[ $points =~ ^(rtt|map4k)(,(rtt|map4k))*$ ]] ||
 	{ echo "profile: --points takes rtt, map4k, comma-separated" >&2; exit 2; }
