@@ -35,11 +35,6 @@ result() {	# result STATUS DESCRIPTION [LOG]
 	fi
 }
 
-newest_headers() {
-	ls -d /usr/src/linux-headers-"$1".*-amd64 2>/dev/null | grep -v -- -rt- |
-		sort -V | tail -n 1
-}
-
 # 2 first: layers.py reads the objects that the W=1 build made.
 log=$logs/layers.log
 objdir=$(tail -n 1 "$logs/build-6.1.log")
@@ -47,9 +42,9 @@ tools/testing/layers.py "$objdir" > "$log" 2>&1
 result $? "the modules' files only call down: $(tail -n 1 "$log")" "$log"
 
 # 1: sparse over every file (C=2 checks all files whether or not they are
-# rebuilt).
+# rebuilt), against the headers check.sh built with W=1 for each series.
 for series in 6.1 6.12; do
-	kdir=$(newest_headers "$series")
+	kdir=$(cat "$logs/build-$series.log.kdir" 2>/dev/null)
 	log=$logs/sparse-$series.log
 	if [ -z "$kdir" ]; then
 		echo "no $series headers installed" > "$log.bad"
