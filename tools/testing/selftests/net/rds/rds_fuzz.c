@@ -119,6 +119,7 @@
 static void fz_detect_modules(void)
 {
 	const char *m = getenv("RDS_MODULES");
+	const char *all = getenv("RDS_MODULES_ALL");
 
 	if ((m && !strcmp(m, "ours")) ||
 	    (!m && !access("/sys/module/rds_zc", F_OK))) {
@@ -129,6 +130,7 @@ static void fz_detect_modules(void)
 		fz_mods = FZ_D;
 		fz_mods_name = "distro";
 	}
+	fz_pair_distro = fz_mods == FZ_D || (all && strstr(all, "distro"));
 }
 
 /* Two nodes: the control connection of rds_peer.h, then the cases. */

@@ -203,6 +203,7 @@ struct fz {
 extern int fz_verbose;
 extern volatile sig_atomic_t fz_stalled;
 extern int fz_known_bugs;
+extern int fz_pair_distro;
 extern int fz_in_child;
 extern const char *fz_mods_name;
 void __attribute__((format(printf, 2, 3)))

@@ -48,7 +48,7 @@ static void fz_send(struct fz *f, int force_s, int force_mode)
 	struct msghdr mh;
 	uint64_t r[10];
 	socklen_t nlen = 0;
-	int s, mode, flags = 0, to_peer;
+	int s, mode, flags = 0, to_peer, to_self;
 	size_t len;
 	long ret;
 
@@ -157,19 +157,28 @@ static void fz_send(struct fz *f, int force_s, int force_mode)
 	 * An RDMA the peer refuses takes the connection down: only 1 in 32
 	 * goes there (or to where the socket is connected; on one node, to
 	 * this node's address, which the distribution serves over an RDMA
-	 * connection to itself).  Known bugs of the distribution's, which
+	 * connection to itself), and none where either node runs the
+	 * distribution's modules (fz_pair_distro: its registrations can
+	 * hang in the reset), neither to the peer nor to this node's own
+	 * address, which the distribution serves over an RDMA connection to
+	 * itself.  Known bugs of the distribution's, which
 	 * fz_known_bugs (-K) lets through: it posts every atomic as a masked
 	 * one, which rxe does not have, and its connection then stalls
 	 * behind the message for good (ib_post_send() fails with EINVAL at
 	 * every try); and an RDMA_MAP registers through a connection's QP
-	 * and waits for it uninterruptibly, for ever when that connection to
-	 * itself is being reset.  On it, atomics, and on one node RDMA_MAP,
-	 * go to the absent address only, where nothing is posted.
+	 * and waits for it uninterruptibly, for ever when that connection is
+	 * being reset.  On it, atomics, and RDMA_MAP on one node or to its
+	 * own address, go to the absent address only, where nothing is
+	 * posted.
 	 */
-	if ((fz_mods == FZ_D && !fz_known_bugs && (m.atomic || (m.map && !f->two))) ||
-	    (m.remote_bad && r[9] % 32 && (f->two || fz_mods == FZ_D) &&
+	to_self = mh.msg_name == &ss && sin->sin_family == AF_INET &&
+		  sin->sin_addr.s_addr == f->self.s_addr;
+	if ((fz_mods == FZ_D && !fz_known_bugs &&
+	     (m.atomic || (m.map && (!f->two || to_self)))) ||
+	    (m.remote_bad && (r[9] % 32 || (fz_pair_distro && !fz_known_bugs)) &&
+	     (f->two || fz_mods == FZ_D) &&
 	     (to_peer || !mh.msg_name || mh.msg_namelen < sizeof(*sin) ||
-	      (!f->two && sin->sin_addr.s_addr == f->self.s_addr)))) {
+	      ((!f->two || fz_pair_distro) && to_self)))) {
 		/* A name of its own: with none the connected one counts. */
 		sin_set(sin, f->absent, ntohs(sin->sin_port));
 		mh.msg_name = &ss;
