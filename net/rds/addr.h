@@ -16,8 +16,12 @@
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/jhash.h>
+#include <linux/netdevice.h>
+#include <linux/rcupdate.h>
 #include <linux/stddef.h>
+#include <net/addrconf.h>
 #include <net/ipv6.h>
+#include <net/route.h>
 
 /* The IPv4 address of a mapped RDS address. */
 static inline __be32 rds_addr_v4(const struct in6_addr *a)
@@ -159,6 +163,41 @@ static inline int rds_addr_fill(void *uaddr, const struct in6_addr *addr,
 	sin6->sin6_port = port;
 	sin6->sin6_scope_id = rds_addr_scope(addr, scope);
 	return sizeof(*sin6);
+}
+
+/**
+ * rds_addr_is_local() - is @addr an address of this host?
+ * @net: namespace to look in
+ * @addr: address (addr.h)
+ * @scope: the interface a link-local @addr must be on; for any other
+ *	address it only says which interface the sender's socket is bound
+ *	to, and the address may be on another one (::1 on lo)
+ *
+ * Return: true for an IPv4 address that routes locally (127/8 included),
+ * and for an IPv6 address of one of @net's interfaces (::1 included).
+ */
+static inline bool rds_addr_is_local(struct net *net,
+				     const struct in6_addr *addr, u32 scope)
+{
+	struct net_device *dev = NULL;
+	bool local;
+
+	if (rds_addr_is_v4(addr))
+		return inet_addr_type(net, rds_addr_v4(addr)) == RTN_LOCAL;
+	if (!IS_ENABLED(CONFIG_IPV6))
+		return false;
+	rcu_read_lock();
+	scope = rds_addr_scope(addr, scope);
+	if (scope) {
+		dev = dev_get_by_index_rcu(net, scope);
+		if (!dev) {
+			rcu_read_unlock();
+			return false;
+		}
+	}
+	local = ipv6_chk_addr(net, addr, dev, !!dev);
+	rcu_read_unlock();
+	return local;
 }
 
 #endif /* _RDS_ZC_ADDR_H */

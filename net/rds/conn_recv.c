@@ -116,7 +116,11 @@ EXPORT_SYMBOL_GPL(rds_zc_conn_recv);
  */
 void rds_zc_conn_cong_recv(struct rds_conn *conn, struct rds_msg *m)
 {
-	if (m->len == RDS_CONG_MAP_BYTES) {
+	/*
+	 * The map of an address of this host is the one its sockets keep:
+	 * a copy that went through a device is older than it.
+	 */
+	if (m->len == RDS_CONG_MAP_BYTES && !conn->local_peer) {
 		rds_stat_inc(RDS_STAT_CONG_UPDATE_RECV);
 		rds_cong_map_update_le(conn->fmap, m->pages, m->nr_pages);
 	}

@@ -107,6 +107,7 @@ struct rds_conn *rds_zc_conn_get(struct net *net, const struct in6_addr *laddr,
 	new->faddr = *faddr;
 	new->tos = tos;
 	new->dev_if = dev_if;
+	new->local_peer = rds_addr_is_local(net, faddr, dev_if);
 	new->trans = trans;
 	refcount_set(&new->users, 2);	/* the table's and the caller's */
 	new->down_since = jiffies;
@@ -160,6 +161,34 @@ out_maps:
 	return ret ? ERR_PTR(ret) : conn;
 }
 EXPORT_SYMBOL_GPL(rds_zc_conn_get);
+
+/**
+ * rds_zc_conn_lookup() - find the connection for an address pair
+ * @net: namespace
+ * @laddr: local address
+ * @faddr: remote address
+ * @tos: type of service
+ * @dev_if: the interface of a link-local pair (addr.h), else 0
+ *
+ * Context: any.
+ * Return: the connection with a reference the caller gives back with
+ * rds_zc_conn_put(), or NULL if there is none.
+ */
+struct rds_conn *rds_zc_conn_lookup(struct net *net,
+				    const struct in6_addr *laddr,
+				    const struct in6_addr *faddr, u8 tos,
+				    u32 dev_if)
+{
+	struct rds_conn *conn;
+
+	rcu_read_lock();
+	conn = rds_conn_find(net, laddr, faddr, tos, dev_if);
+	if (conn && !refcount_inc_not_zero(&conn->users))
+		conn = NULL;	/* being reaped */
+	rcu_read_unlock();
+	return conn;
+}
+EXPORT_SYMBOL_GPL(rds_zc_conn_lookup);
 
 /**
  * rds_zc_conn_put() - give back the reference of rds_zc_conn_get()

@@ -101,6 +101,7 @@ struct rds_conn {
 	struct in6_addr	faddr;
 	u8		tos;
 	u32		dev_if;		/* interface of a link-local pair */
+	bool		local_peer;	/* faddr is an address of this host */
 	const struct rds_transport *trans;
 	void		*tp;		/* the transport's private state */
 
@@ -154,6 +155,10 @@ struct rds_conn *rds_zc_conn_get(struct net *net, const struct in6_addr *laddr,
 				 const struct in6_addr *faddr, u8 tos,
 				 u32 dev_if, const struct rds_transport *trans);
 void rds_zc_conn_put(struct rds_conn *conn);
+struct rds_conn *rds_zc_conn_lookup(struct net *net,
+				    const struct in6_addr *laddr,
+				    const struct in6_addr *faddr, u8 tos,
+				    u32 dev_if);
 int rds_zc_conn_accept(struct rds_conn *conn);
 void rds_zc_conn_refused(struct rds_conn *conn);
 void rds_zc_conn_connected(struct rds_conn *conn);

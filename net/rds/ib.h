@@ -135,6 +135,12 @@ struct rds_ib_conn {
 	struct ib_cq	*recv_cq;
 	struct ib_qp	*qp;
 	bool		qp_own;		/* qp is not the id's: we move its states */
+	/*
+	 * qp's number while qp is set, else 0: written under cm_mutex,
+	 * read without it by the handler of a request from this host
+	 * (rds_ib_req_from_self()).
+	 */
+	u32		qp_num;
 	unsigned int	max_sge;	/* per RDMA WRITE */
 	unsigned int	max_sge_rd;	/* per RDMA READ */
 	struct rds_rdma_op *xmit_op;	/* mapped, not all posted; xmit's */

@@ -183,6 +183,44 @@ static void rds_ib_retire_id(struct rdma_cm_id *id)
 }
 
 /*
+ * rds_ib_req_from_self() - whether a request from a local address is ours
+ * @saddr: the request's source, an address of this host
+ * @daddr: its destination, another one
+ * @tos: its type of service
+ * @dev_if: the interface of a link-local pair, else 0
+ * @qp_num: the QP the request names as its sender's
+ *
+ * A socket pinned to this transport connects one address of this host to
+ * another through the device (send.c): the request comes back to our own
+ * listener.  It is ours only if our connection from @saddr to @daddr is
+ * connecting actively with the very QP the request names.  A host on the
+ * fabric that forges our address would have to guess that QP's number
+ * while the connection is being set up, and even then the reply goes to
+ * this host, not to it.
+ *
+ * Context: the rdma_cm handler of the listener; takes no lock of the
+ * connection it looks at.
+ */
+static bool rds_ib_req_from_self(const struct in6_addr *saddr,
+				 const struct in6_addr *daddr, u8 tos,
+				 u32 dev_if, u32 qp_num)
+{
+	struct rds_conn *conn;
+	struct rds_ib_conn *ic;
+	bool ours;
+
+	conn = rds_zc_conn_lookup(&init_net, saddr, daddr, tos, dev_if);
+	if (!conn)
+		return false;
+	ic = conn->tp;
+	ours = conn->trans == rds_ib_cm_transport && READ_ONCE(ic->active) &&
+	       rds_conn_state(conn) == RDS_CONN_CONNECTING && qp_num &&
+	       READ_ONCE(ic->qp_num) == qp_num;
+	rds_zc_conn_put(conn);
+	return ours;
+}
+
+/*
  * CONNECT_REQUEST on the listener (section 1.4).  Returning non-zero
  * makes rdma_cm destroy the new id, which we do only before the id is
  * attached to a connection.
@@ -202,6 +240,7 @@ static int rds_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *event,
 	int reason = RDS_IB_REJ_INCOMPAT;
 	u32 dev_if;
 	u16 version;
+	bool self;
 	int ret;
 
 	p = rds_ib_priv_parse(event->param.conn.private_data, len, v6, &saddr,
@@ -211,7 +250,9 @@ static int rds_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *event,
 		pr_info_ratelimited("rds_zc_ib: refused a connection with an unsupported protocol version\n");
 		goto reject;
 	}
-	if (!rds_ib_req_addrs_ok(id, &saddr, &daddr, &dev_if)) {
+	if (!rds_ib_req_addrs_ok(id, &saddr, &daddr, &dev_if, &self) ||
+	    (self && !rds_ib_req_from_self(&saddr, &daddr, p->tos, dev_if,
+					   event->param.conn.qp_num))) {
 		rds_ib_stat_inc(RDS_IB_STAT_CONN_REFUSED_ADDR);
 		pr_info_ratelimited("rds_zc_ib: refused a connection request for %pI6c to %pI6c: not the addresses it came from and to\n",
 				    &saddr, &daddr);

@@ -40,6 +40,7 @@ int rds_ib_check_rep(struct rds_ib_conn *ic,
 u16 rds_ib_req_version(const struct rds_ib_priv_cmn *p, u8 len);
 bool rds_ib_req_addrs_ok(const struct rdma_cm_id *id,
 			 const struct in6_addr *saddr,
-			 const struct in6_addr *daddr, u32 *dev_if);
+			 const struct in6_addr *daddr, u32 *dev_if,
+			 bool *self);
 
 #endif /* _RDS_ZC_IB_CM_H */

@@ -57,6 +57,7 @@ void rds_ib_teardown(struct rds_ib_conn *ic)
 			rdma_destroy_qp(ic->cm_id);
 		ic->qp = NULL;
 		ic->qp_own = false;
+		WRITE_ONCE(ic->qp_num, 0);
 	}
 	rds_ib_send_op_unmap(ic);	/* an operation cut short */
 	rds_ib_recv_ring_free(ic);
@@ -217,6 +218,7 @@ int rds_ib_setup(struct rds_ib_conn *ic, struct rdma_cm_id *id,
 			return ret;
 		ic->qp = id->qp;
 	}
+	WRITE_ONCE(ic->qp_num, ic->qp->qp_num);
 
 	/* Posted before the handshake ends, so no SEND meets an RNR. */
 	return rds_ib_recv_ring_post(ic);

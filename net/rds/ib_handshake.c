@@ -149,43 +149,50 @@ static u32 rds_ib_addr_ifindex(const struct in6_addr *addr)
  * A request's private data names the two RDS addresses of the connection
  * it is for; rdma_cm reports the IP addresses the request came from and
  * went to, checked against the routes of the device it arrived on.  Only
- * a request whose private data agrees with them, from a remote unicast
- * address to one of ours, is taken: anything else would let a host on the
- * fabric reach loopback-bound sockets, pose as this host or as a third
- * one, or rewrite a congestion map it does not own.  Loopback traffic
- * never needs the IB transport: local destinations go through the core's
- * own delivery.
+ * a request whose private data agrees with them is taken, to one of our
+ * addresses and from a remote unicast address, or from another address
+ * of this host (*@self: the caller must then find that it is ours, with
+ * rds_ib_req_from_self()): anything else would let a host on the fabric
+ * reach loopback-bound sockets, pose as this host or as a third one, or
+ * rewrite a congestion map it does not own.  Loopback addresses never
+ * take the IB transport.
  */
 bool rds_ib_req_addrs_ok(const struct rdma_cm_id *id,
 			 const struct in6_addr *saddr,
-			 const struct in6_addr *daddr, u32 *dev_if)
+			 const struct in6_addr *daddr, u32 *dev_if,
+			 bool *self)
 {
 	struct in6_addr to, from;
 	__be16 port;
 	u32 scope;
 
+	*self = false;
 	if (rds_addr_parse(&id->route.addr.src_addr,
 			   sizeof(id->route.addr.src_addr), -EINVAL, &to,
 			   &port, &scope) ||
 	    rds_addr_parse(&id->route.addr.dst_addr,
 			   sizeof(id->route.addr.dst_addr), -EINVAL, &from,
 			   &port, &scope) ||
-	    !ipv6_addr_equal(daddr, &to) || !ipv6_addr_equal(saddr, &from))
+	    !ipv6_addr_equal(daddr, &to) || !ipv6_addr_equal(saddr, &from) ||
+	    ipv6_addr_equal(saddr, daddr))
 		return false;
 	if (rds_addr_is_v4(daddr)) {
+		unsigned int stype;
+
 		*dev_if = 0;
-		return !ipv4_is_loopback(rds_addr_v4(saddr)) &&
-		       !ipv4_is_loopback(rds_addr_v4(daddr)) &&
-		       inet_addr_type(&init_net, rds_addr_v4(daddr)) ==
-		       RTN_LOCAL &&
-		       inet_addr_type(&init_net, rds_addr_v4(saddr)) ==
-		       RTN_UNICAST;
+		if (ipv4_is_loopback(rds_addr_v4(saddr)) ||
+		    ipv4_is_loopback(rds_addr_v4(daddr)) ||
+		    inet_addr_type(&init_net, rds_addr_v4(daddr)) != RTN_LOCAL)
+			return false;
+		stype = inet_addr_type(&init_net, rds_addr_v4(saddr));
+		*self = stype == RTN_LOCAL;
+		return stype == RTN_UNICAST || *self;
 	}
 	if (!(ipv6_addr_type(saddr) & IPV6_ADDR_UNICAST) ||
 	    !(ipv6_addr_type(daddr) & IPV6_ADDR_UNICAST) ||
-	    ipv6_addr_loopback(saddr) || ipv6_addr_loopback(daddr) ||
-	    ipv6_chk_addr(&init_net, saddr, NULL, 0))
+	    ipv6_addr_loopback(saddr) || ipv6_addr_loopback(daddr))
 		return false;
+	*self = ipv6_chk_addr(&init_net, saddr, NULL, 0);
 	/* A link-local pair lives on the link of our address (addr.h). */
 	*dev_if = rds_ib_addr_ifindex(daddr);
 	if (!*dev_if)

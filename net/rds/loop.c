@@ -29,41 +29,6 @@ const struct rds_transport rds_loop_transport = {
 };
 
 /**
- * rds_loop_addr_is_local() - is @addr an address of this host?
- * @net: namespace to look in
- * @addr: address (addr.h)
- * @scope: the interface a link-local @addr must be on; for any other
- *	address it only says which interface the sender's socket is bound
- *	to, and the address may be on another one (::1 on lo)
- *
- * Return: true for an IPv4 address that routes locally (127/8 included),
- * and for an IPv6 address of one of @net's interfaces (::1 included).
- */
-bool rds_loop_addr_is_local(struct net *net, const struct in6_addr *addr,
-			    u32 scope)
-{
-	struct net_device *dev = NULL;
-	bool local;
-
-	if (rds_addr_is_v4(addr))
-		return inet_addr_type(net, rds_addr_v4(addr)) == RTN_LOCAL;
-	if (!IS_ENABLED(CONFIG_IPV6))
-		return false;
-	rcu_read_lock();
-	scope = rds_addr_scope(addr, scope);
-	if (scope) {
-		dev = dev_get_by_index_rcu(net, scope);
-		if (!dev) {
-			rcu_read_unlock();
-			return false;
-		}
-	}
-	local = ipv6_chk_addr(net, addr, dev, !!dev);
-	rcu_read_unlock();
-	return local;
-}
-
-/**
  * rds_loop_xmit() - deliver a message to a socket of this host
  * @net: the sender's namespace
  * @m: the message; the receiver takes its own reference

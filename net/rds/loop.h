@@ -16,8 +16,6 @@ struct rds_transport;
 
 extern const struct rds_transport rds_loop_transport;
 
-bool rds_loop_addr_is_local(struct net *net, const struct in6_addr *addr,
-			    u32 scope);
 int rds_loop_xmit(struct net *net, struct rds_msg *m,
 		  const struct in6_addr *saddr, __be16 sport,
 		  const struct in6_addr *daddr, __be16 dport, u32 scope);

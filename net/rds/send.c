@@ -201,6 +201,34 @@ charged:
 	return 0;
 }
 
+/*
+ * Whether a message to @daddr goes over a connection of the socket's
+ * transport rather than through local delivery.  Another host's address
+ * always does.  So does another address of this host when the socket was
+ * pinned with SO_RDS_TRANSPORT to a transport with connections that
+ * serves that address too: a program that asks for IB gets IB, an IB
+ * connection between two local addresses of RDMA devices, through the
+ * device, as with the distribution's RDS.  Every other socket, whatever
+ * address it is bound to, keeps local delivery for local destinations: it
+ * asked for no transport, and local delivery gives it the same guarantees
+ * without a device's work (rds_zc.rst, "Local destinations").  A message
+ * to the socket's own address always stays local: one address cannot be
+ * both ends of one connection.
+ */
+static bool rds_send_is_remote(struct rds_sock *rs,
+			       const struct rds_transport *trans, bool pinned,
+			       const struct in6_addr *saddr,
+			       const struct in6_addr *daddr, u32 scope)
+{
+	struct net *net = sock_net(&rs->sk);
+
+	if (!rds_addr_is_local(net, daddr, scope))
+		return true;
+	return pinned && trans && trans->xmit && trans->laddr_check &&
+	       !ipv6_addr_equal(saddr, daddr) &&
+	       !trans->laddr_check(net, daddr, scope);
+}
+
 /* Queue a message for another host on the connection to it. */
 static int rds_send_remote(struct rds_sock *rs, const struct rds_transport *trans,
 			   struct rds_msg **mp, const struct in6_addr *saddr,
@@ -262,7 +290,7 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	struct in6_addr saddr, daddr;
 	__be16 sport, dport;
 	struct rds_msg *m;
-	bool remote;
+	bool remote, pinned;
 	u32 scope;
 	u8 tos;
 	int ret;
@@ -281,6 +309,7 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	saddr = rs->bound_addr;
 	sport = rs->bound_port;
 	trans = rs->trans;	/* pinned while bound */
+	pinned = rs->trans_pinned;
 	tos = rs->tos;
 	if (!sport || ipv6_addr_any(&daddr))
 		ret = -ENOTCONN;
@@ -309,7 +338,7 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	ret = rds_msg_copy_from_iter(m, &msg->msg_iter);
 	if (ret)
 		goto out;
-	remote = !rds_loop_addr_is_local(net, &daddr, scope);
+	remote = rds_send_is_remote(rs, trans, pinned, &saddr, &daddr, scope);
 	ret = rds_rdma_cmsgs(rs, msg, m, &daddr, dport, remote);
 	if (ret)
 		goto out;

@@ -11,7 +11,8 @@
  * Locking:
  *  - lock_sock() protects the binding, the default destination, the
  *    transport and tos: bound_addr, bound_port, bound_scope, conn_addr,
- *    conn_port, conn_scope, trans, cong_map, tos.  The bound fields never change once set, so
+ *    conn_port, conn_scope, trans, trans_pinned, cong_map, tos.  The
+ *    bound fields never change once set, so
  *    readers on the data path may read them without the lock after seeing
  *    bound_port != 0 (with READ_ONCE).
  *  - recv_lock (bottom halves off) protects recv_queue, rcv_bytes, rcv_mem,
@@ -54,6 +55,7 @@ struct rds_sock {
 	__be16		conn_port;
 	u32		conn_scope;	/* interface of a link-local conn_addr */
 	const struct rds_transport *trans;	/* module pinned */
+	bool		trans_pinned;	/* trans chosen by SO_RDS_TRANSPORT */
 	struct rds_cong_map *cong_map;	/* of bound_addr, while bound */
 	u8		tos;
 	bool		tos_fixed;	/* it sent: SIOCRDSSETTOS is refused */

@@ -183,7 +183,7 @@ static int rds_bind_transport(struct rds_sock *rs, const struct in6_addr *addr,
 	rs->trans = trans;
 	if (rs->trans)
 		return 0;
-	if (!rds_loop_addr_is_local(net, addr, scope))
+	if (!rds_addr_is_local(net, addr, scope))
 		return -EADDRNOTAVAIL;
 	rs->trans = &rds_loop_transport;
 	return 0;

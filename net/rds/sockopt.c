@@ -177,7 +177,10 @@ static int rds_opt_set_transport(struct rds_sock *rs, sockptr_t optval,
 	if (type != RDS_TRANS_TCP && !net_eq(sock_net(&rs->sk), &init_net))
 		return -EPROTOTYPE;
 	rs->trans = rds_transport_get(type);
-	return rs->trans ? 0 : -ENOPROTOOPT;
+	if (!rs->trans)
+		return -ENOPROTOOPT;
+	rs->trans_pinned = true;
+	return 0;
 }
 
 /**

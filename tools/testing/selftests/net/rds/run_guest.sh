@@ -93,6 +93,7 @@ else
 	wanted rds_fuzz &&
 		run_prog rds_fuzz "$fuzz_limit" "$here/rds_fuzz" "${fuzz_args[@]}"
 	wanted rds_mr && run_prog rds_mr 120 "$here/rds_mr"
+	wanted rds_one_host && run_prog rds_one_host 420 "$here/rds_one_host"
 	wanted rds_mr_pool && run_prog rds_mr_pool 120 "$here/rds_mr_pool.sh"
 	wanted module_lifecycle &&
 		run_prog module_lifecycle 300 "$here/module_lifecycle.sh"
