@@ -45,6 +45,13 @@ MODULE_PARM_DESC(flow_control, "Offer credit-based flow control to peers; used w
 #define RDS_IB_CREDIT_MAX_ADV	255
 /* Most initial credits we take from a peer: the send count is 16 bits. */
 #define RDS_IB_CREDIT_MAX_INIT	16383
+/*
+ * Most send credits we hold: what the low 16 bits count.  A peer that
+ * grants more than it has receive buffers for only meets RNR NAKs; one
+ * past this would carry into the posted count and make us return
+ * credits we never posted.
+ */
+#define RDS_IB_CREDIT_MAX_SEND	0xffff
 
 /**
  * rds_ib_credit_reset() - no flow control; before setup and at teardown
@@ -162,16 +169,26 @@ bool rds_ib_credit_can_send(struct rds_ib_conn *ic)
  * @ic: the connection
  * @n: the credits
  *
- * A sender that waited for credits is kicked.
+ * The send count saturates at RDS_IB_CREDIT_MAX_SEND: a peer granting
+ * more than that (it cannot have the buffers) must not reach the posted
+ * count above it.  A sender that waited for credits is kicked.
  * Context: receive completion.
  * Return: true if one waited: an ACK frame may wait too, and the caller
  * sends it (rds_ib_send_ack()).
  */
 bool rds_ib_credit_add(struct rds_ib_conn *ic, u8 n)
 {
+	int old, new;
+	u32 send;
+
 	if (!n || !ic->fc_enforce)
 		return false;
-	atomic_add(RDS_IB_CREDIT(n, 0), &ic->credits);
+	old = atomic_read(&ic->credits);
+	do {
+		send = min_t(u32, RDS_IB_CREDIT_SEND(old) + n,
+			     RDS_IB_CREDIT_MAX_SEND);
+		new = RDS_IB_CREDIT(send, RDS_IB_CREDIT_POSTED(old));
+	} while (!atomic_try_cmpxchg(&ic->credits, &old, new));
 	rds_ib_stat_inc(RDS_IB_STAT_RX_CREDIT_UPDATES);
 	/* Pairs with rds_ib_credit_grab(): credits before the bit test. */
 	smp_mb__after_atomic();

@@ -40,8 +40,9 @@
  *	peer's RDMA READ.
  *  bad_credit: an initial credit of 2^32 - 1 and 600 ACK frames with
  *	h_credit 255: node 1 still sends on that connection (its messages
- *	arrive and an honest ACK releases them) and answers with a bounded
- *	number of ACK frames.
+ *	arrive and an honest ACK releases them), answers with a bounded
+ *	number of ACK frames, and returns no more credits than the frames
+ *	it took (the send credits once overflowed into its posted count).
  *  bad_ack: two verbs peers, an honest one that receives node 1's
  *	messages without acknowledging them, and a hostile one whose ACKs
  *	are zero, partial, backwards, 2^64 - 1 and 2^63: a cumulative ACK

@@ -109,6 +109,7 @@ struct hp {
 	int rej_reason;		/* of node 1's REJ (wire 1.6), or HP_REJ_NONE */
 	/* what node 1 sent us */
 	unsigned long long rx_frames, rx_acks, rx_cong, rx_bad;
+	unsigned long long rx_credit;	/* h_credit of them all, summed */
 	/* congested ports in its maps that no case uses, and the first */
 	unsigned long long rx_cong_stray;
 	int rx_cong_stray_port;

@@ -199,7 +199,8 @@ void test_len_overrun(void)
  * (d) Credits out of range: an initial credit of 2^32 - 1 and 600 ACK
  * frames granting 255 each.  Node 1 must go on sending on that connection
  * and must not answer with an ACK storm (one ACK frame per 16 frames
- * taken, to return credits, is what it may send).
+ * taken, to return credits, is what it may send), nor return more
+ * credits than it took frames.
  */
 #define CREDIT_FRAMES	600
 #define S2_MSGS		4
@@ -238,6 +239,17 @@ void test_bad_credit(void)
 	if (node == 2) {
 		n = hp_wait_seen(&h, case_port(P_S2), S2_MSGS, seqs, DOWN_MS);
 		EXPECT_EQ(n, S2_MSGS);
+		/*
+		 * Node 1 returns a credit for each receive buffer it posted
+		 * again, one per frame it took: never more than we sent.  The
+		 * credits we granted once overflowed its send count into its
+		 * posted count, and it returned credits it never had.
+		 */
+		rt_diag("node 1 returned %llu credits for %llu frames",
+			h.rx_credit, h.posted);
+		EXPECT_TRUE(h.rx_credit <= h.posted,
+			    "node 1 returned %llu credits for %llu frames",
+			    h.rx_credit, h.posted);
 		hp_ack_all(&h);
 		rt_diag("node 1 sent %llu ACK frames", h.rx_acks);
 	}

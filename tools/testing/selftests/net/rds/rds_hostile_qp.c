@@ -87,6 +87,7 @@ static void hp_rx_frame(struct hp *h, unsigned int i, uint32_t byte_len)
 	ack = be64toh(hdr.ack);
 	if (ack)
 		h->rx_ack = ack;
+	h->rx_credit += hdr.credit;
 	if (!hdr.sport && !hdr.dport && byte_len == RDS_WIRE_HDR_LEN) {
 		h->rx_acks++;
 		return;
