@@ -568,6 +568,14 @@ static void rds_ib_ack_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct rds_ib_conn *ic = cq->cq_context;
 
 	clear_bit(RDS_IB_ACK_IN_FLIGHT, &ic->flags);
+	/*
+	 * IN_FLIGHT clear before rds_ib_send_ack() tests ACK_REQUESTED:
+	 * pairs with the fully ordered test_and_set_bit(ACK_IN_FLIGHT) of
+	 * a requester that set ACK_REQUESTED before it.  Either it sees the
+	 * bit clear and sends, or we see its request; without the barrier
+	 * both could miss, and the ACK frame it asked for never went.
+	 */
+	smp_mb__after_atomic();
 	if (wc->status != IB_WC_SUCCESS) {
 		rds_ib_conn_drop(ic, "ACK completion error");
 		return;
