@@ -31,10 +31,20 @@ void rds_conn_connect_work(struct work_struct *work);
 void rds_conn_watchdog_work(struct work_struct *work);
 void rds_conn_shutdown_work(struct work_struct *work);
 
+/*
+ * Pongs a connection holds at most, queued or waiting for their ACK
+ * (rds_conn_enqueue_pong()): a pong is a bare struct rds_msg, so 64 of
+ * them take about 8 KiB.  An honest pinger waits for each answer; pings
+ * beyond the bound are counted (send_pong_dropped), not answered.
+ */
+#define RDS_CONN_PONGS_MAX	64
+
 /* conn_send.c */
 bool rds_conn_msg_orphan(const struct rds_msg *m);
 void rds_conn_msgs_done(struct list_head *list);
 void rds_conn_enqueue(struct rds_conn *conn, struct rds_msg *m);
+bool rds_conn_enqueue_pong(struct rds_conn *conn, struct rds_msg *m);
+void rds_conn_pongs_take(struct rds_conn *conn, struct list_head *list);
 void rds_conn_send_work(struct work_struct *work);
 void rds_conn_ack_probe_work(struct work_struct *work);
 

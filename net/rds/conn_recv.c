@@ -18,8 +18,10 @@
 /*
  * A ping (wire 10.1): a message to port 0 from a port that is not.  The
  * answer, a pong, is a header-only message from port 0 to that port,
- * sequenced like any other; none goes to a congested port.  Context: the
- * receive path: the send work takes it out.
+ * sequenced like any other; none goes to a congested port, and none
+ * while RDS_CONN_PONGS_MAX wait on the connection already (a peer that
+ * pings and never takes the answers).  Context: the receive path: the
+ * send work takes it out.
  */
 static void rds_conn_pong(struct rds_conn *conn, __be16 dport)
 {
@@ -28,12 +30,21 @@ static void rds_conn_pong(struct rds_conn *conn, __be16 dport)
 	rds_stat_inc(RDS_STAT_RECV_PING);
 	if (!dport || rds_cong_test(conn->fmap, dport))
 		return;
+	/* The receive path is the only producer: the check holds. */
+	if (READ_ONCE(conn->pongs) >= RDS_CONN_PONGS_MAX)
+		goto dropped;
 	m = rds_msg_alloc(0, GFP_ATOMIC);
 	if (!m)
 		return;	/* the pinger asks again */
 	m->dport = dport;
-	rds_conn_enqueue(conn, m);
+	if (!rds_conn_enqueue_pong(conn, m)) {
+		rds_msg_put(m);
+		goto dropped;
+	}
 	queue_work(rds_conn_wq, &conn->send_w);
+	return;
+dropped:
+	rds_stat_inc(RDS_STAT_SEND_PONG_DROPPED);
 }
 
 /**

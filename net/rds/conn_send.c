@@ -59,15 +59,83 @@ static void rds_conn_msg_unqueue(struct rds_conn *conn, struct rds_msg *m)
 		rds_conn_msg_done(m);	/* the queue's reference */
 }
 
+/*
+ * A pong (conn_recv.c): the only message from port 0 to a port that no
+ * socket sent.  Caller holds conn->lock, or owns @m.
+ */
+static bool rds_conn_msg_is_pong(const struct rds_msg *m)
+{
+	return !m->rs && !m->sport && m->dport;
+}
+
+/* Number @m and put it at the end of the send queue.  Caller holds lock. */
+static void rds_conn_enqueue_locked(struct rds_conn *conn, struct rds_msg *m)
+{
+	lockdep_assert_held(&conn->lock);
+	m->seq = conn->next_tx_seq++;
+	list_add_tail(&m->conn_item, &conn->send_queue);
+	trace_rds_conn_queue(conn, m->seq, m->len, m->flags);
+}
+
 /* Number @m and put it at the end of the send queue.  Context: any. */
 void rds_conn_enqueue(struct rds_conn *conn, struct rds_msg *m)
 {
 	spin_lock_bh(&conn->lock);
-	m->seq = conn->next_tx_seq++;
-	list_add_tail(&m->conn_item, &conn->send_queue);
-	trace_rds_conn_queue(conn, m->seq, m->len, m->flags);
+	rds_conn_enqueue_locked(conn, m);
 	spin_unlock_bh(&conn->lock);
 	rds_stat_inc(RDS_STAT_SEND_QUEUED);
+}
+
+/**
+ * rds_conn_enqueue_pong() - queue a pong, unless enough wait already
+ * @conn: the connection
+ * @m: the pong; on success the connection takes over the reference
+ *
+ * At most RDS_CONN_PONGS_MAX pongs wait on a connection, to be sent or
+ * acknowledged: they are charged to nobody, and a peer that pings
+ * without granting credits or acknowledging would otherwise make us
+ * hold one for every ping.
+ *
+ * Context: any.
+ * Return: true if queued; false if not, and @m is still the caller's.
+ */
+bool rds_conn_enqueue_pong(struct rds_conn *conn, struct rds_msg *m)
+{
+	spin_lock_bh(&conn->lock);
+	if (conn->pongs >= RDS_CONN_PONGS_MAX) {
+		spin_unlock_bh(&conn->lock);
+		return false;
+	}
+	conn->pongs++;
+	rds_conn_enqueue_locked(conn, m);
+	spin_unlock_bh(&conn->lock);
+	rds_stat_inc(RDS_STAT_SEND_QUEUED);
+	return true;
+}
+
+/**
+ * rds_conn_pongs_take() - take every pong off the connection's queues
+ * @conn: the connection, going down
+ * @list: where they go, for rds_conn_msgs_done()
+ *
+ * A pong answers a ping of the incarnation that is going: the pinger
+ * asks again, and a pong kept for the next one would only hold memory,
+ * and keep a connection to a pinger that went away reconnecting.
+ *
+ * Caller holds conn->lock.
+ */
+void rds_conn_pongs_take(struct rds_conn *conn, struct list_head *list)
+{
+	struct rds_msg *m, *tmp;
+
+	lockdep_assert_held(&conn->lock);
+	list_for_each_entry_safe(m, tmp, &conn->retrans, conn_item)
+		if (rds_conn_msg_is_pong(m))
+			list_move_tail(&m->conn_item, list);
+	list_for_each_entry_safe(m, tmp, &conn->send_queue, conn_item)
+		if (rds_conn_msg_is_pong(m))
+			list_move_tail(&m->conn_item, list);
+	conn->pongs = 0;
 }
 
 /* Each message of @list leaves its connection for good. */
@@ -299,6 +367,9 @@ void rds_zc_conn_acked(struct rds_conn *conn, u64 seq)
 			break;
 		list_move_tail(&m->conn_item, &done);
 	}
+	list_for_each_entry(m, &done, conn_item)
+		if (rds_conn_msg_is_pong(m))
+			conn->pongs--;
 	spin_unlock_bh(&conn->lock);
 
 	list_for_each_entry_safe(m, tmp, &done, conn_item) {

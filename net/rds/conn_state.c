@@ -187,9 +187,11 @@ void rds_conn_shutdown_work(struct work_struct *work)
 	 * What the peer may not have: again, first, marked (wire 5.4).
 	 * Not a message with an RDMA operation, which may have run: it
 	 * ends as dropped (wire 9), unless it was reported already.  Not
-	 * one whose socket is closed either (rds_conn_cancel()).
+	 * one whose socket is closed either (rds_conn_cancel()), nor a
+	 * pong: its ping came to the incarnation that is going.
 	 */
 	spin_lock_bh(&conn->lock);
+	rds_conn_pongs_take(conn, &dropped);
 	list_for_each_entry_safe(m, tmp, &conn->retrans, conn_item) {
 		if (m->op || rds_conn_msg_orphan(m))
 			list_move_tail(&m->conn_item, &dropped);

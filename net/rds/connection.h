@@ -26,9 +26,10 @@
  * Locking and context:
  *  - state is atomic; each transition is a cmpxchg from the state it
  *    leaves, so exactly one caller wins it.
- *  - lock (bottom halves off) protects send_queue, retrans, next_tx_seq
- *    and the unacked budgets.  It is taken from process context and from
- *    the transport's completion handlers, and nests inside nothing.
+ *  - lock (bottom halves off) protects send_queue, retrans, next_tx_seq,
+ *    the unacked budgets and the count of pongs on those queues.  It is
+ *    taken from process context and from the transport's completion
+ *    handlers, and nests inside nothing.
  *  - work_mutex serialises the send path, connect and shutdown: it
  *    protects xmit_msg, xmit_frag and reconnect_delay, and guarantees
  *    that the transport's @xmit never runs during @conn_shutdown.
@@ -120,6 +121,7 @@ struct rds_conn {
 	u64		next_tx_seq;	/* starts at 1 */
 	unsigned int	unacked_pkts;	/* budget before ACK_REQUIRED */
 	size_t		unacked_bytes;
+	unsigned int	pongs;		/* on send_queue and retrans */
 
 	u64		next_rx_seq;	/* receive path only */
 

@@ -49,6 +49,7 @@ static const char * const rds_stat_names[RDS_STAT_NR] = {
 	[RDS_STAT_SEND_SNDBUF_FULL]	= "send_sndbuf_full",
 	[RDS_STAT_RECV_REMOTE]	= "recv_remote",
 	[RDS_STAT_RECV_PING]	= "recv_ping",
+	[RDS_STAT_SEND_PONG_DROPPED]	= "send_pong_dropped",
 	[RDS_STAT_RECV_DUP]	= "recv_dup_dropped",
 	[RDS_STAT_CONG_UPDATE_SENT]	= "cong_update_sent",
 	[RDS_STAT_CONG_UPDATE_RECV]	= "cong_update_recv",

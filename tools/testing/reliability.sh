@@ -20,8 +20,8 @@
 #
 # The table is read from what the programs print anyway: the "# *_diag"
 # lines (rds_stream's stream_diag and rds_rdma_load's load_diag in the
-# guests' faults/ and storm/ folders; fault_diag, leak_diag, hostile_diag
-# and fuzz_diag in their output.txt), the TAP results as vm-run.sh --judge
+# guests' faults/ and storm/ folders; fault_diag, leak_diag, hostile_diag,
+# bound_diag and fuzz_diag in their output.txt), the TAP results as vm-run.sh --judge
 # counts them, and the guests' kernel logs (scan-kernel-log.sh: every
 # oops, BUG, WARNING, KASAN, lockdep, RCU stall or hung task report; lines
 # less than 30 lines apart in one log count as one report).  Each row says
@@ -231,6 +231,9 @@ parse() {
 	row faults "hostile-peer frames" "$(all_out | diag hostile sum frames)" "> 0"
 	read -r o s f < <(prog_results rds_hostile "${res}/guest1/output.txt" 2>/dev/null || echo "0 0 0")
 	row faults "hostile-peer cases passed" "$o" "> 0"
+
+	# What a hostile peer tried to make us hold, and was refused.
+	row bounds "pongs dropped (64 held at most)" "$(all_out | diag bound sum n kind=pongs_dropped)" "> 0"
 
 	# The fuzzer.
 	row fuzz "fuzz seeds" "$(all_out | diag fuzz count seed)" "> 0"

@@ -64,6 +64,14 @@
  *	grown by FLOOD_STOP_KIB, before the guest runs out of memory.  They
  *	are skipped where node 1 runs the distribution, which has no such
  *	bound.
+ *  ping_flood: a peer that grants node 1 only the credits for its
+ *	congestion map and then sends PING_FLOOD pings: node 1 answers
+ *	each with a pong it cannot send.  It may hold 64 of them at most
+ *	(RDS_CONN_PONGS_MAX), counts the rest in send_pong_dropped, and
+ *	its memory stays within PING_BOUND_KIB; once granted credits it
+ *	sends the pongs it held, no more, and answers a later ping.
+ *	Skipped where node 1 runs the distribution, which answers every
+ *	ping without bound.
  *
  * After every case: the honest kernel connection still carries messages
  * both ways (also while the hostile QP is still there), node 1's QPs less
@@ -108,6 +116,7 @@ static const struct rt_case cases[] = {
 	RT_CASE(close_unacked, 180),
 	RT_CASE(flood_zero, 300),
 	RT_CASE(flood_one, 300),
+	RT_CASE(ping_flood, 180),
 };
 
 int main(int argc, char **argv)

@@ -9,7 +9,7 @@
  *   rds_hostile_connect.c	connect requests that lie
  *   rds_hostile_frames.c	checksums, lengths, credits, ACKs
  *   rds_hostile_keys.c		extension headers, keys, close_unacked
- *   rds_hostile_flood.c	floods that ignore congestion
+ *   rds_hostile_flood.c	floods that ignore congestion or credits
  */
 #ifndef RDS_HOSTILE_H
 #define RDS_HOSTILE_H
@@ -74,6 +74,12 @@
 #define FLOOD_STALL_MS	5000	/* no completion this long: held back */
 #define FLOOD_BOUND_KIB	8192	/* what node 1 may grow by */
 #define FLOOD_STOP_KIB	65536	/* stop before the guest runs out */
+/* ping_flood */
+#define PING_FLOOD	40000UL	/* pings; 5 MiB of pongs without a bound */
+#define PING_CREDIT	3	/* node 1's congestion map, and one more */
+#define PONGS_MAX	64	/* RDS_CONN_PONGS_MAX (conn_internal.h) */
+#define PING_BOUND_KIB	1024	/* what node 1 may grow by */
+#define PING_WD_MS	300000	/* node 1's unacked_timeout_ms meanwhile */
 
 /* ------------------------------------------------------ the hostile QP */
 
@@ -110,6 +116,7 @@ struct hp {
 	/* what node 1 sent us */
 	unsigned long long rx_frames, rx_acks, rx_cong, rx_bad;
 	unsigned long long rx_credit;	/* h_credit of them all, summed */
+	unsigned long long rx_pongs;	/* from port 0 to another */
 	/* congested ports in its maps that no case uses, and the first */
 	unsigned long long rx_cong_stray;
 	int rx_cong_stray_port;
@@ -220,5 +227,6 @@ void test_close_unacked(void);
 /* rds_hostile_flood.c */
 void test_flood_zero(void);
 void test_flood_one(void);
+void test_ping_flood(void);
 
 #endif /* RDS_HOSTILE_H */

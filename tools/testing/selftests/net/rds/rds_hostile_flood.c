@@ -198,3 +198,125 @@ void test_flood_one(void)
 {
 	flood_case(1);
 }
+
+/* Node 2: one ping, from the hostile port to node 1's port 0. */
+static int ping_one(struct hp *h, int ms)
+{
+	struct rds_wire_hdr hdr;
+
+	rds_wire_hdr_init(&hdr, ++h->seq, 0, 0, HOSTILE_SPORT, 0, 0);
+	rds_wire_csum_set(&hdr);
+	if (!hp_frame(h, &hdr, NULL, 0, 1, ms))
+		return 0;
+	h->seq--;
+	return -1;
+}
+
+/* Node 2: take node 1's frames until @want pongs came, or @ms passed. */
+static void pongs_wait(struct hp *h, unsigned long long want, int ms)
+{
+	long long end = rt_now_ms() + ms;
+
+	while (h->rx_pongs < want && h->up && rt_now_ms() < end)
+		hp_progress(h, (int)(end - rt_now_ms()));
+}
+
+/*
+ * (e) Pings that node 1 cannot answer: node 2 grants the credits of node
+ * 1's congestion map and one more, returns none, and sends PING_FLOOD
+ * pings.  Each asks node 1 for a pong it cannot send.  Its ACK watchdog
+ * would drop the connection after unacked_timeout_ms (the first pong is
+ * never acknowledged), so that is raised for the case: what is measured
+ * is the bound itself.
+ */
+void test_ping_flood(void)
+{
+	long long used0 = 0, slab0 = 0, used = 0, slab = 0, grown, bound;
+	long long pings0 = 0, dropped0 = 0, dropped, wd = -1, t0;
+	unsigned long sent = 0, i;
+	unsigned long long held = 0;
+	struct hcase hc;
+	struct hp h;
+
+	if (distro_victim())	/* both nodes know: neither starts */
+		rt_skip("the distribution answers every ping, %s",
+			"without bound");
+	hc_begin(&hc);
+	if (node == 1) {
+		pings0 = rds_counter(hc.cfd, "recv_ping");
+		dropped0 = rds_counter(hc.cfd, "send_pong_dropped");
+		EXPECT_TRUE(dropped0 >= 0, "no counter send_pong_dropped");
+		wd = get_rds_sysctl("unacked_timeout_ms");
+		set_rds_sysctl("unacked_timeout_ms", PING_WD_MS);
+		used0 = mem_used_kib(&slab0);
+	}
+	sync_peer("armed");
+	if (node == 2) {
+		hp_open(&h, case_tos(0), PING_CREDIT, 0);
+		t0 = rt_now_ms();
+		for (i = 0; i < PING_FLOOD; i++)
+			if (ping_one(&h, DOWN_MS))
+				break;
+		EXPECT_TRUE(!hp_flush(&h, DOWN_MS), "pings: status %d", h.err);
+		sent = (unsigned long)h.done;
+		rt_diag("%lu pings in %lld ms, %llu pongs came", sent,
+			rt_now_ms() - t0, h.rx_pongs);
+		tell_peer((long)sent);
+	} else {
+		sent = (unsigned long)hear_peer();
+		/* A completed SEND is in node 1's ring: wait until it is read. */
+		t0 = rt_now_ms();
+		while (rds_counter(hc.cfd, "recv_ping") - pings0 < (long long)sent &&
+		       rt_now_ms() - t0 < rt_scaled_ms(DOWN_MS))
+			rt_sleep_ms(100);
+		EXPECT_EQ(rds_counter(hc.cfd, "recv_ping") - pings0,
+			  (long long)sent);
+		grown = mem_grown_kib(used0, slab0, &used, &slab);
+		dropped = rds_counter(hc.cfd, "send_pong_dropped") - dropped0;
+		rt_diag("%lu pings, %lld pongs dropped, memory +%lld KiB (in use %lld, slab %lld)",
+			sent, dropped, grown, used - used0, slab - slab0);
+		/* make reliability's row (tools/testing/reliability.sh) */
+		rt_diag("bound_diag kind=pongs_dropped n=%lld", dropped);
+		bound = (long long)PING_BOUND_KIB * rt_mem_scale();
+		EXPECT_TRUE(grown <= bound,
+			    "memory grew by %lld KiB (at most %lld) for %lu pings",
+			    grown, bound, sent);
+		/* One pong went with the last credit; PONGS_MAX wait at most. */
+		EXPECT_TRUE(dropped0 >= 0 &&
+			    dropped >= (long long)sent - PONGS_MAX &&
+			    dropped <= (long long)sent,
+			    "%lld of %lu pings unanswered, expected all but %d",
+			    dropped, sent, PONGS_MAX);
+	}
+	sync_peer("flooded");
+	if (node == 2) {
+		/* Credits: node 1 sends what it held, and nothing more. */
+		held = h.rx_pongs;
+		hp_ack(&h, 0, 255);
+		hp_ack(&h, 0, 255);
+		pongs_wait(&h, PONGS_MAX, rt_scaled_ms(DOWN_MS));
+		hp_listen(&h, rt_scaled_ms(1000));
+		rt_diag("%llu pongs before the credits, %llu in all",
+			held, h.rx_pongs);
+		EXPECT_TRUE(h.rx_pongs >= 1 && h.rx_pongs <= PONGS_MAX,
+			    "node 1 sent %llu pongs for %lu pings, at most %d held",
+			    h.rx_pongs, sent, PONGS_MAX);
+		/* The connection still works: a later ping is answered. */
+		hp_ack_all(&h);
+		held = h.rx_pongs;
+		EXPECT_TRUE(!ping_one(&h, DOWN_MS), "ping: status %d", h.err);
+		pongs_wait(&h, held + 1, rt_scaled_ms(DOWN_MS));
+		EXPECT_TRUE(h.rx_pongs == held + 1,
+			    "%llu pongs to one ping after the flood",
+			    h.rx_pongs - held);
+		hp_ack_all(&h);
+		EXPECT_TRUE(h.up, "node 1 dropped the connection");
+	}
+	sync_peer("answered");
+	if (node == 1)
+		set_rds_sysctl("unacked_timeout_ms", wd);
+	hc_middle(&hc);
+	if (node == 2)
+		hp_close(&h);
+	hc_end(&hc, 1);
+}

@@ -100,6 +100,8 @@ static void hp_rx_frame(struct hp *h, unsigned int i, uint32_t byte_len)
 	}
 	if (h->nrx && h->rx[(h->nrx - 1) % HP_LOG].seq == be64toh(hdr.seq))
 		return;	/* a later fragment */
+	if (!hdr.sport && hdr.dport)
+		h->rx_pongs++;
 	r = &h->rx[h->nrx++ % HP_LOG];
 	r->seq = be64toh(hdr.seq);
 	r->sport = ntohs(hdr.sport);
