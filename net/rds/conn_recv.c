@@ -59,12 +59,12 @@ dropped:
  *
  * Context: the transport's receive path, one at a time per connection.
  * Return: 0 when the message was taken (delivered, or dropped as a
- * duplicate or for want of a socket) and may be acknowledged; -ENOMEM if
- * it could not be, and the transport must drop the connection without
- * acknowledging it, so that the peer sends it again.  In both cases @m
- * is consumed.  -EBUSY: the receiving socket is over its hard limit (a
- * peer ignoring congestion); @m was not touched, and the transport keeps
- * it, takes nothing more from the peer, and offers it again later.
+ * duplicate or for want of a socket) and may be acknowledged; @m is
+ * consumed.  -EBUSY: the receiving socket is over its hard limit (a peer
+ * ignoring congestion); -ENOMEM: no memory to queue it now.  In both
+ * cases @m was not touched, and the transport keeps it, takes nothing
+ * more from the peer, and offers it again later; dropping the connection
+ * instead would end every RDMA operation on it.
  */
 int rds_zc_conn_recv(struct rds_conn *conn, struct rds_msg *m)
 {
@@ -92,10 +92,8 @@ int rds_zc_conn_recv(struct rds_conn *conn, struct rds_msg *m)
 		return 0;
 	}
 	inc = rds_inc_alloc(m, GFP_ATOMIC);
-	if (!inc) {
-		rds_msg_put(m);
-		return -ENOMEM;
-	}
+	if (!inc)
+		return -ENOMEM;		/* @m stays the caller's */
 	inc->saddr = conn->faddr;
 	inc->sport = m->sport;
 	inc->daddr = conn->laddr;

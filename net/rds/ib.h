@@ -22,9 +22,10 @@
  *    is reused only after its completion ran (RC completes in order).
  *    Plain SENDs are signaled only every few WRs (ib_send.c): a
  *    completion releases every slot from send_tail up to its own.
- *  - rds_ib_conn.rx_lock (bottom halves off) protects the receive ring,
- *    the reassembly state and a parked message (ib_recv.c): receive
- *    completions (one CQ, softirq) and rx_resume_w take it.
+ *  - rds_ib_conn.rx_lock (bottom halves off) protects the receive ring
+ *    (which slots have a page: rx_unfilled), the reassembly state, the
+ *    held frames and a parked message (ib_recv.c): receive completions
+ *    (one CQ, softirq), rx_resume_w and rx_refill_w take it.
  */
 #ifndef _RDS_ZC_IB_H
 #define _RDS_ZC_IB_H
@@ -183,6 +184,8 @@ struct rds_ib_conn {
 	unsigned int	rx_held_head;
 	unsigned int	rx_held_nr;
 	struct delayed_work rx_resume_w; /* offers the parked rx_msg again */
+	unsigned int	rx_unfilled;	/* slots without a page, not posted */
+	struct delayed_work rx_refill_w; /* gives them pages and posts them */
 
 	/*
 	 * RDS_INFO_IB_CONNECTIONS: set under cm_mutex before the
@@ -223,6 +226,8 @@ enum rds_ib_stat {
 	RDS_IB_STAT_RX_COPIED,
 	RDS_IB_STAT_RX_PARKED,
 	RDS_IB_STAT_RX_HELD_FRAMES,
+	RDS_IB_STAT_RX_NOMEM,
+	RDS_IB_STAT_RX_REFILLED,
 	RDS_IB_STAT_CONN_FLOW_CONTROL,
 	RDS_IB_STAT_TX_RDMA,
 	RDS_IB_STAT_TX_ATOMIC,

@@ -22,9 +22,26 @@
  * RDS_IB_RX_RESUME_DELAY; once it is taken, the held frames are worked
  * through in order.  What a peer can make us hold is one ring and one
  * message, and nothing is lost.
+ *
+ * Running out of memory: the receive path runs in softirq and allocates
+ * without sleeping, so an allocation can fail under pressure.  None of
+ * them drops the connection, which would end every RDMA on it as
+ * DROPPED and make the peer send everything again:
+ *  - a slot whose page went to a message and that gets no new one stays
+ *    unposted (rx_unfilled); rx_refill_w gives it a page with
+ *    GFP_KERNEL and posts it, and tries again later while the ring is
+ *    short.  The peer meanwhile has fewer buffers (and credits).
+ *  - no message for a first fragment, or the core without memory for a
+ *    complete one (rds_zc_conn_recv() returns -ENOMEM): the frame or the
+ *    message waits as a held-back one does, and rx_resume_w tries again.
+ *    Data frames behind it are held, in order.
+ * Each is counted in ib_rx_nomem_deferred.  The module parameter
+ * inject_rx_nomem makes such allocations fail on purpose, for tests on
+ * kernels without fault injection.
  */
 #include <linux/errno.h>
 #include <linux/highmem.h>
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
@@ -35,6 +52,22 @@
 
 /* How often a parked connection offers its message again. */
 #define RDS_IB_RX_RESUME_DELAY	max_t(unsigned long, msecs_to_jiffies(10), 2)
+/* How soon rx_refill_w tries again when it found no page either. */
+#define RDS_IB_RX_REFILL_DELAY	max_t(unsigned long, msecs_to_jiffies(10), 2)
+
+static unsigned int rds_ib_rx_fault;
+module_param_named(inject_rx_nomem, rds_ib_rx_fault, uint, 0600);
+MODULE_PARM_DESC(inject_rx_nomem, "Testing: every Nth allocation of the receive path that may not sleep fails (0: none, the default)");
+static atomic_t rds_ib_rx_fault_seq = ATOMIC_INIT(0);
+
+/* inject_rx_nomem: should this allocation, which may not sleep, fail? */
+static bool rds_ib_rx_fail(void)
+{
+	unsigned int every = READ_ONCE(rds_ib_rx_fault);
+
+	return every &&
+	       (unsigned int)atomic_inc_return(&rds_ib_rx_fault_seq) % every == 0;
+}
 
 /* rds_ib_recv_data(): the message is parked, the ring held back. */
 #define RDS_IB_RX_PARKED	1
@@ -44,23 +77,38 @@ static u64 rds_ib_recv_hdr_dma(struct rds_ib_conn *ic, unsigned int i)
 	return ic->recv_hdrs_dma + i * sizeof(struct rds_ib_hdr);
 }
 
-/* Give a slot a new page, mapped. */
-static int rds_ib_recv_slot_fill(struct rds_ib_conn *ic,
-				 struct rds_ib_recv_slot *slot, gfp_t gfp)
+/* Give a slot @page, mapped; on failure the caller still owns @page. */
+static int rds_ib_recv_slot_map(struct rds_ib_conn *ic,
+				struct rds_ib_recv_slot *slot,
+				struct page *page)
 {
 	struct ib_device *ibdev = ic->rdev->ibdev;
-	struct page *page = alloc_page(gfp | __GFP_NOWARN);
 
-	if (!page)
-		return -ENOMEM;
 	slot->dma = ib_dma_map_page(ibdev, page, 0, RDS_IB_FRAG_SIZE,
 				    DMA_FROM_DEVICE);
 	if (ib_dma_mapping_error(ibdev, slot->dma)) {
-		__free_page(page);
 		slot->dma = 0;
 		return -ENOMEM;
 	}
 	slot->page = page;
+	return 0;
+}
+
+/* Give a slot a new page, mapped. */
+static int rds_ib_recv_slot_fill(struct rds_ib_conn *ic,
+				 struct rds_ib_recv_slot *slot, gfp_t gfp)
+{
+	struct page *page;
+
+	if (!gfpflags_allow_blocking(gfp) && rds_ib_rx_fail())
+		return -ENOMEM;
+	page = alloc_page(gfp | __GFP_NOWARN);
+	if (!page)
+		return -ENOMEM;
+	if (rds_ib_recv_slot_map(ic, slot, page)) {
+		__free_page(page);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -111,8 +159,10 @@ static int rds_ib_recv_offer(struct rds_ib_conn *ic)
 	int ret;
 
 	ret = rds_zc_conn_recv(ic->conn, ic->rx_msg);
-	if (ret == -EBUSY) {
-		if (!ic->rx_parked)
+	if (ret == -EBUSY || ret == -ENOMEM) {
+		if (ret == -ENOMEM)
+			rds_ib_stat_inc(RDS_IB_STAT_RX_NOMEM);
+		else if (!ic->rx_parked)
 			rds_ib_stat_inc(RDS_IB_STAT_RX_PARKED);
 		ic->rx_parked = true;
 		queue_delayed_work(system_wq, &ic->rx_resume_w,
@@ -122,7 +172,7 @@ static int rds_ib_recv_offer(struct rds_ib_conn *ic)
 	ic->rx_msg = NULL;	/* consumed */
 	ic->rx_parked = false;
 	if (ret)
-		return ret;	/* not acknowledged: the peer sends it again */
+		return ret;
 	atomic64_set(&ic->ack_next, seq);
 	if (h->h_flags & RDS_FLAG_ACK_REQUIRED) {
 		set_bit(RDS_IB_ACK_REQUESTED, &ic->flags);
@@ -185,7 +235,10 @@ static int rds_ib_recv_hdr(struct rds_ib_conn *ic, unsigned int i,
 /*
  * The payload of a data frame whose header was read: reassembly.
  * Caller holds rx_lock.  Return: 0 or RDS_IB_RX_PARKED, and the slot may
- * be posted again; a negative errno to drop the connection.
+ * be posted again (if it still has a page: rds_ib_recv_repost());
+ * -ENOMEM if no message could be allocated for a first fragment: nothing
+ * was done, the frame must be held and tried again; another negative
+ * errno to drop the connection.
  */
 static int rds_ib_recv_data(struct rds_ib_conn *ic,
 			    struct rds_ib_recv_slot *slot, u32 payload)
@@ -199,7 +252,9 @@ static int rds_ib_recv_data(struct rds_ib_conn *ic,
 	if (!m) {
 		if (len > RDS_MAX_MSG_SIZE)
 			return -EMSGSIZE;
-		if (len <= RDS_MSG_INLINE_MAX)
+		if (rds_ib_rx_fail())
+			m = NULL;
+		else if (len <= RDS_MSG_INLINE_MAX)
 			m = rds_msg_alloc_inline(len, GFP_ATOMIC);
 		else
 			m = rds_msg_alloc_empty(len, GFP_ATOMIC);
@@ -229,15 +284,15 @@ static int rds_ib_recv_data(struct rds_ib_conn *ic,
 		} else {
 			m->pages[m->nr_pages++] =
 				rds_ib_recv_slot_take(ic, slot);
-			ret = rds_ib_recv_slot_fill(ic, slot, GFP_ATOMIC);
-			if (ret)
-				return ret;
+			/* Without a page now, rx_refill_w gives it one. */
+			rds_ib_recv_slot_fill(ic, slot, GFP_ATOMIC);
 		}
 		ic->rx_left -= need;
 	}
 	if (ic->rx_left)
 		return 0;
-	return rds_ib_recv_complete(ic);
+	ret = rds_ib_recv_complete(ic);
+	return ret == -ENOMEM ? -EIO : ret;	/* only ours means "again" */
 }
 
 /* The data of frame @i waits for the parked message to be taken. */
@@ -253,15 +308,39 @@ static void rds_ib_recv_hold(struct rds_ib_conn *ic, unsigned int i,
 	rds_ib_stat_inc(RDS_IB_STAT_RX_HELD_FRAMES);
 }
 
-/* Post a slot whose frame is done with: a credit for the peer. */
+/*
+ * Post a slot whose frame is done with: a credit for the peer.  One whose
+ * page went to a message and got no new one waits for rx_refill_w.
+ * Caller holds rx_lock.
+ */
 static int rds_ib_recv_repost(struct rds_ib_conn *ic,
 			      struct rds_ib_recv_slot *slot)
 {
-	int ret = rds_ib_recv_post(ic, slot);
+	int ret;
 
+	if (!slot->page) {
+		rds_ib_stat_inc(RDS_IB_STAT_RX_NOMEM);
+		if (!ic->rx_unfilled++)
+			queue_delayed_work(system_wq, &ic->rx_refill_w, 0);
+		return 0;
+	}
+	ret = rds_ib_recv_post(ic, slot);
 	if (!ret && rds_ib_credit_posted(ic))
 		rds_ib_send_ack(ic);
 	return ret;
+}
+
+/*
+ * No message for the first fragment of the frame in @slot: hold it, and
+ * those behind it, and try again later.  Caller holds rx_lock.
+ */
+static void rds_ib_recv_nomem(struct rds_ib_conn *ic,
+			      struct rds_ib_recv_slot *slot, u32 payload)
+{
+	rds_ib_stat_inc(RDS_IB_STAT_RX_NOMEM);
+	rds_ib_recv_hold(ic, slot - ic->recv_slots, payload);
+	queue_delayed_work(system_wq, &ic->rx_resume_w,
+			   RDS_IB_RX_RESUME_DELAY);
 }
 
 static void rds_ib_recv_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -293,12 +372,17 @@ static void rds_ib_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	ret = rds_ib_recv_hdr(ic, slot - ic->recv_slots, wc->byte_len,
 			      &payload);
-	if (!ret && ic->rx_parked) {
+	/* Behind a parked message or a frame that waits for memory. */
+	if (!ret && (ic->rx_parked || ic->rx_held_nr)) {
 		rds_ib_recv_hold(ic, slot - ic->recv_slots, payload);
 		goto out;
 	}
 	if (!ret)
 		ret = rds_ib_recv_data(ic, slot, payload);
+	if (ret == -ENOMEM) {
+		rds_ib_recv_nomem(ic, slot, payload);
+		goto out;
+	}
 	if (ret >= 0)
 		ret = rds_ib_recv_repost(ic, slot);
 	if (ret)
@@ -307,7 +391,10 @@ out:
 	spin_unlock_bh(&ic->rx_lock);
 }
 
-/* Offer the parked message again; then the frames held behind it. */
+/*
+ * Offer the parked message again; then the frames held behind it, the
+ * first of which may wait for memory for its message.
+ */
 static void rds_ib_recv_resume(struct work_struct *work)
 {
 	struct rds_ib_conn *ic = container_of(to_delayed_work(work),
@@ -317,7 +404,8 @@ static void rds_ib_recv_resume(struct work_struct *work)
 	int ret;
 
 	spin_lock_bh(&ic->rx_lock);
-	if (!ic->rx_parked || test_bit(RDS_IB_RX_STOPPED, &ic->flags))
+	if ((!ic->rx_parked && !ic->rx_held_nr) ||
+	    test_bit(RDS_IB_RX_STOPPED, &ic->flags))
 		goto out;
 	state = rds_conn_state(ic->conn);
 	if (state == RDS_CONN_CONNECTING) {
@@ -328,12 +416,19 @@ static void rds_ib_recv_resume(struct work_struct *work)
 	}
 	if (state != RDS_CONN_UP)
 		goto out;
-	ret = rds_ib_recv_offer(ic);
+	ret = ic->rx_parked ? rds_ib_recv_offer(ic) : 0;
 	while (!ret && ic->rx_held_nr) {
 		const struct rds_ib_rx_held *e = &ic->rx_held[ic->rx_held_head];
 
 		slot = &ic->recv_slots[e->slot];
 		ret = rds_ib_recv_data(ic, slot, e->payload);
+		if (ret == -ENOMEM) {	/* it stays first: later */
+			rds_ib_stat_inc(RDS_IB_STAT_RX_NOMEM);
+			queue_delayed_work(system_wq, &ic->rx_resume_w,
+					   RDS_IB_RX_RESUME_DELAY);
+			ret = 0;
+			break;
+		}
 		ic->rx_held_head = (ic->rx_held_head + 1) % ic->recv_nr;
 		ic->rx_held_nr--;
 		if (ret >= 0) {
@@ -349,6 +444,62 @@ out:
 	spin_unlock_bh(&ic->rx_lock);
 }
 
+/*
+ * rx_refill_w: give the slots that lost their page a new one, allocated
+ * with GFP_KERNEL outside rx_lock, and post them; again later while the
+ * ring is still short.
+ */
+static void rds_ib_recv_refill(struct work_struct *work)
+{
+	struct rds_ib_conn *ic = container_of(to_delayed_work(work),
+					      struct rds_ib_conn, rx_refill_w);
+	struct rds_ib_recv_slot *slot;
+	struct page *page;
+	unsigned int i;
+	int ret = 0;
+
+	for (;;) {
+		page = alloc_page(GFP_KERNEL | __GFP_NOWARN);
+		spin_lock_bh(&ic->rx_lock);
+		if (test_bit(RDS_IB_RX_STOPPED, &ic->flags) ||
+		    !ic->rx_unfilled)
+			break;
+		if (!page || ret) {	/* no page, or it could not be mapped */
+			queue_delayed_work(system_wq, &ic->rx_refill_w,
+					   RDS_IB_RX_REFILL_DELAY);
+			break;
+		}
+		/* Slots without a page are exactly the unfilled ones. */
+		i = 0;
+		while (i < ic->recv_nr && ic->recv_slots[i].page)
+			i++;
+		if (WARN_ON_ONCE(i == ic->recv_nr)) {
+			ic->rx_unfilled = 0;
+			break;
+		}
+		slot = &ic->recv_slots[i];
+		ret = rds_ib_recv_slot_map(ic, slot, page);
+		if (!ret) {
+			page = NULL;
+			ic->rx_unfilled--;
+			rds_ib_stat_inc(RDS_IB_STAT_RX_REFILLED);
+			if (rds_ib_recv_post(ic, slot)) {
+				spin_unlock_bh(&ic->rx_lock);
+				rds_ib_conn_drop(ic, "receive post failed");
+				return;
+			}
+			if (rds_ib_credit_posted(ic))
+				rds_ib_send_ack(ic);
+		}
+		spin_unlock_bh(&ic->rx_lock);
+		if (page)
+			__free_page(page);
+	}
+	spin_unlock_bh(&ic->rx_lock);
+	if (page)
+		__free_page(page);
+}
+
 /**
  * rds_ib_recv_conn_init() - receive state of a new connection object
  * @ic: the connection
@@ -357,14 +508,15 @@ void rds_ib_recv_conn_init(struct rds_ib_conn *ic)
 {
 	spin_lock_init(&ic->rx_lock);
 	INIT_DELAYED_WORK(&ic->rx_resume_w, rds_ib_recv_resume);
+	INIT_DELAYED_WORK(&ic->rx_refill_w, rds_ib_recv_refill);
 }
 
 /**
  * rds_ib_recv_stop() - take nothing more from this incarnation
  * @ic: the connection, being torn down
  *
- * Completions that run after this (the drain's) do nothing, and a parked
- * message is not offered again.
+ * Completions that run after this (the drain's) do nothing, a parked
+ * message is not offered again and no slot is refilled.
  */
 void rds_ib_recv_stop(struct rds_ib_conn *ic)
 {
@@ -372,6 +524,7 @@ void rds_ib_recv_stop(struct rds_ib_conn *ic)
 	set_bit(RDS_IB_RX_STOPPED, &ic->flags);
 	spin_unlock_bh(&ic->rx_lock);
 	cancel_delayed_work_sync(&ic->rx_resume_w);
+	cancel_delayed_work_sync(&ic->rx_refill_w);
 }
 
 /**
@@ -397,6 +550,7 @@ int rds_ib_recv_ring_init(struct rds_ib_conn *ic)
 	ic->rx_held_head = 0;
 	ic->rx_held_nr = 0;
 	ic->rx_parked = false;
+	ic->rx_unfilled = 0;
 	ic->recv_hdrs = kzalloc(hdrs, GFP_KERNEL);
 	if (!ic->recv_hdrs)
 		return -ENOMEM;
@@ -457,6 +611,7 @@ void rds_ib_recv_ring_free(struct rds_ib_conn *ic)
 	ic->rx_held = NULL;
 	ic->rx_held_nr = 0;
 	ic->rx_parked = false;
+	ic->rx_unfilled = 0;
 	if (ic->recv_hdrs) {
 		ib_dma_unmap_single(ic->rdev->ibdev, ic->recv_hdrs_dma,
 				    ic->recv_nr * sizeof(struct rds_ib_hdr),

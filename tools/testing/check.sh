@@ -106,14 +106,14 @@ declare -A MIN_RESULTS=(
 	[ours-6.12]=137
 	[distro-6.1]=111
 	[distro-6.12]=111
-	[remote-ours-ours-6.1]=324
-	[remote-ours-ours-6.12]=324
-	[remote-distro-distro-6.1]=243
-	[remote-ours-distro-6.1]=247
-	[remote-ours-distro-6.12]=199
-	[remote-distro-ours-6.1]=105
-	[remote-ours-ours-credits-6.1]=134
-	[remote-ours-distro-credits-6.1]=134
+	[remote-ours-ours-6.1]=326
+	[remote-ours-ours-6.12]=326
+	[remote-distro-distro-6.1]=245
+	[remote-ours-distro-6.1]=249
+	[remote-ours-distro-6.12]=201
+	[remote-distro-ours-6.1]=107
+	[remote-ours-ours-credits-6.1]=136
+	[remote-ours-distro-credits-6.1]=136
 	# tools/testing/dkms-check.sh: 1 + 2 x 10 + 2
 	[dkms]=23
 )

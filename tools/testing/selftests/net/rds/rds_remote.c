@@ -70,6 +70,7 @@ static const struct rt_case cases[] = {
 	RT_CASE(info_ib_connections, 60),
 	RT_CASE(idle_ack, 30),
 	RT_CASE(held_back, 90),
+	RT_CASE(rx_nomem, 90),
 	RT_CASE(info6_tables, 30),
 };
 

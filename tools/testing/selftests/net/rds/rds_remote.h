@@ -9,7 +9,7 @@
  *			socket
  *   rds_remote_cong.c	congestion control
  *   rds_remote_flow.c	flow control, the connect race, ping, idle ACKs,
- *			messages held back
+ *			messages held back, receive allocations failing
  *   rds_remote_info.c	RDS_INFO and RDS6_INFO tables
  */
 #ifndef RDS_REMOTE_H
@@ -54,5 +54,6 @@ void test_info6_tables(void);
 void test_ping(void);
 void test_idle_ack(void);
 void test_held_back(void);
+void test_rx_nomem(void);
 
 #endif /* RDS_REMOTE_H */
