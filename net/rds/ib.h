@@ -340,7 +340,7 @@ bool rds_ib_mr_chain(struct rds_mr *mr, struct rds_ib_device *rdev,
 		     struct ib_reg_wr *wr);
 void rds_ib_mr_unchain(struct rds_mr *mr);
 void rds_ib_mr_chain_done(struct rds_mr *mr, enum ib_wc_status status);
-void rds_ib_mr_sync(struct rds_mr *mr, enum dma_data_direction dir);
+int rds_ib_mr_sync(struct rds_mr *mr, enum dma_data_direction dir);
 
 /* ib_mr_release.c */
 void rds_ib_mr_dereg(struct rds_mr *mr);

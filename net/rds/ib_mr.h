@@ -85,6 +85,7 @@ struct rds_ib_mr {
 	struct rds_mr	*owner;		/* the core's MR */
 	struct sg_table	sgt;
 	int		nents;		/* DMA-mapped entries */
+	bool		virt_dma;	/* the device needs no DMA syncs */
 	enum rds_ib_mr_state state;
 	struct ib_cqe	cqe;		/* the REG_MR or LOCAL_INV posted */
 	enum ib_wc_status status;	/* its outcome */

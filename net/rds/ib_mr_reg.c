@@ -79,6 +79,7 @@ static struct rds_ib_mr *rds_ib_mr_map(struct rds_ib_device *rdev,
 		return ERR_PTR(-ENOMEM);
 	imr->rdev = rdev;
 	imr->owner = mr;
+	imr->virt_dma = ib_uses_virt_dma(rdev->ibdev);
 	INIT_LIST_HEAD(&imr->item);
 	init_completion(&imr->done);
 	ret = sg_alloc_table_from_pages(&imr->sgt, mr->pages, mr->nr_pages,
@@ -372,28 +373,39 @@ void rds_ib_mr_chain_done(struct rds_mr *mr, enum ib_wc_status status)
  * The pages stay mapped (DMA_BIDIRECTIONAL) for the MR's whole life, so
  * with bounce buffers a peer's WRITE is seen, and a peer's READ sees
  * what the owner wrote, only at these points.  Devices without DMA (rxe)
- * need nothing.  A device being removed has unmapped the pages already.
+ * need nothing.  The device of a registration that removal took
+ * (imr->mr cleared) may be freed already: it is not touched then.
  *
  * Context: any.
+ * Return: 0, or -ENODEV when the device was removed (the key died with
+ * it).
  */
-void rds_ib_mr_sync(struct rds_mr *mr, enum dma_data_direction dir)
+int rds_ib_mr_sync(struct rds_mr *mr, enum dma_data_direction dir)
 {
 	struct rds_ib_mr *imr = mr->tp;
 	struct rds_ib_mr_dev *mrd;
-	struct ib_device *dev;
+	struct device *dev;
+	int ret = 0;
 
 	if (!imr)
-		return;
-	dev = imr->rdev->ibdev;
+		return -ENODEV;
+	if (imr->virt_dma)	/* rxe: nothing to sync, no device touched */
+		return READ_ONCE(imr->mr) ? 0 : -ENODEV;
 	mrd = &imr->rdev->mrd;
-	if (ib_uses_virt_dma(dev))
-		return;
-	spin_lock_bh(&mrd->lock);	/* against the removal's unmapping */
-	if (imr->nents && dir == DMA_TO_DEVICE)
-		dma_sync_sg_for_device(dev->dma_device, imr->sgt.sgl,
-				       imr->sgt.orig_nents, DMA_BIDIRECTIONAL);
-	else if (imr->nents)
-		dma_sync_sg_for_cpu(dev->dma_device, imr->sgt.sgl,
-				    imr->sgt.orig_nents, DMA_BIDIRECTIONAL);
+	spin_lock_bh(&mrd->lock);	/* removal clears mr and unmaps under it */
+	if (!imr->mr) {
+		ret = -ENODEV;
+	} else if (imr->nents) {
+		dev = imr->rdev->ibdev->dma_device;
+		if (dir == DMA_TO_DEVICE)
+			dma_sync_sg_for_device(dev, imr->sgt.sgl,
+					       imr->sgt.orig_nents,
+					       DMA_BIDIRECTIONAL);
+		else
+			dma_sync_sg_for_cpu(dev, imr->sgt.sgl,
+					    imr->sgt.orig_nents,
+					    DMA_BIDIRECTIONAL);
+	}
 	spin_unlock_bh(&mrd->lock);
+	return ret;
 }

@@ -174,6 +174,7 @@ static void rds_rdma_msg_release(struct rds_msg *m)
  * Return: 0, or -EINVAL for a malformed or conflicting control message,
  * an unknown cookie, mismatched lengths, a misaligned remote atomic or
  * RDS_CMSG_OP_ID without an operation,
+ * -ENODEV for an RDMA_DEST key whose device was removed,
  * -EFAULT for a misaligned or unwritable atomic result, -EOPNOTSUPP for
  * RDMA to this host or atomics the device does not have, -EMSGSIZE for
  * more than UIO_MAXIOV iovecs, or an errno of registration or pinning.
@@ -191,6 +192,7 @@ int rds_rdma_cmsgs(struct rds_sock *rs, struct msghdr *msg, struct rds_msg *m,
 	int atomic_type = 0;
 	struct rds_mr *mr;
 	u64 cookie;
+	int ret;
 
 	for_each_cmsghdr(cmsg, msg) {
 		size_t len;
@@ -275,15 +277,18 @@ int rds_rdma_cmsgs(struct rds_sock *rs, struct msghdr *msg, struct rds_msg *m,
 		memcpy(&cookie, dest, sizeof(cookie));
 		spin_lock_bh(&rs->mr_lock);
 		mr = rds_mr_find(rs, (u32)cookie);
-		/* What the socket wrote reaches the device before the peer. */
+		/*
+		 * What the socket wrote reaches the device before the peer;
+		 * a key that died with its device is named to nobody.
+		 */
+		ret = mr ? 0 : -EINVAL;
 		if (mr && mr->trans->mr_sync)
-			mr->trans->mr_sync(mr, DMA_TO_DEVICE);
+			ret = mr->trans->mr_sync(mr, DMA_TO_DEVICE);
 		spin_unlock_bh(&rs->mr_lock);
-		if (!mr)
-			return -EINVAL;
+		if (ret)
+			return ret;
 	} else {
 		struct rds_get_mr_args a;
-		int ret;
 
 		memcpy(&a, map, sizeof(a));
 		ret = rds_mr_map(rs, &a.vec, a.cookie_addr, a.flags, &cookie,
@@ -330,7 +335,7 @@ void rds_rdma_recv_exthdr(struct rds_sock *rs, struct rds_incoming *inc)
 	mr = rds_mr_find(rs, rds_exthdr_get32(p));
 	/* What the peer wrote is the reader's before the ACK is. */
 	if (mr && mr->trans->mr_sync)
-		mr->trans->mr_sync(mr, DMA_FROM_DEVICE);
+		(void)mr->trans->mr_sync(mr, DMA_FROM_DEVICE);
 	if (mr && (mr->flags & RDS_RDMA_USE_ONCE))
 		rb_erase(&mr->node, &rs->mr_tree);
 	else

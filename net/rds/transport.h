@@ -129,9 +129,10 @@ struct rds_transport {
 	 *	DMA_FROM_DEVICE when the ACK of a peer's operation on it
 	 *	arrives.  Needed with bounce buffers (swiotlb) and devices
 	 *	that are not cache-coherent.  Any context; the caller keeps
-	 *	@mr registered.
+	 *	@mr registered.  Return: 0, or -ENODEV when the key died with
+	 *	its device (removed).
 	 */
-	void (*mr_sync)(struct rds_mr *mr, enum dma_data_direction dir);
+	int (*mr_sync)(struct rds_mr *mr, enum dma_data_direction dir);
 	/*
 	 * @atomic_check (optional; without it atomics fail with
 	 *	EOPNOTSUPP): can the device of local address @laddr run

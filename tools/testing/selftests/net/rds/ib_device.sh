@@ -7,7 +7,9 @@
 # is bound is safe and local delivery keeps working; after removal the
 # address is served by local delivery; a device added back is used again;
 # keys a socket got from the device that went do not clash with the new
-# device's.
+# device's; a key of a device that went, named to a peer with
+# RDS_CMSG_RDMA_DEST, is refused with ENODEV (the kernel used to read the
+# freed device then: the sanitizer lane runs this too).
 #
 # Environment (from the bench): RDS_MODULES, RDS_ADDR.  Prints TAP.
 set -u
@@ -43,7 +45,8 @@ netdev_of() {	# the netdev under an RDMA link, e.g. eth0
 }
 
 cases=(ib_serves_device_address loopback_not_ib remove_device_with_bound_socket
-       removed_address_served_locally device_added_back keys_across_readd)
+       removed_address_served_locally device_added_back keys_across_readd
+       dest_after_removal)
 if [ "${RDS_MODULES:-}" != ours ] || [ -z "${RDS_ADDR:-}" ]; then
 	echo "1..${#cases[@]}"
 	for c in "${cases[@]}"; do
@@ -139,5 +142,39 @@ print("# %d keys before, %d after, %d freed" % (len(old), len(new), freed))
 sys.exit(0 if ok1 and ok2 and not same and freed == 2 * n else 1)
 ' "$RDS_ADDR" "$DEV" "$netdev"
 result $? keys_across_readd
+
+# RDS_GET_MR, the device goes, then a message to another host names the
+# key with RDS_CMSG_RDMA_DEST: the send fails with ENODEV (the key died
+# with the device), and nothing touches the device that went.  The
+# device comes back for whatever runs next.
+timeout 60 python3 -c '
+import ctypes, errno, mmap, socket, struct, subprocess, sys
+addr, dev = sys.argv[1], sys.argv[2]
+SOL_RDS, RDS_GET_MR, RDS_CMSG_RDMA_DEST = 276, 2, 2
+other = ".".join(addr.split(".")[:3] + ["250"])
+buf = mmap.mmap(-1, 4096)
+out = ctypes.c_uint64()
+s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET)
+s.bind((addr, 0))
+assert s.getsockopt(SOL_RDS, 8) == 0, "not on the IB transport"
+args = struct.pack("QQQQ", ctypes.addressof(ctypes.c_char.from_buffer(buf)),
+                   4096, ctypes.addressof(out), 0)
+s.setsockopt(SOL_RDS, RDS_GET_MR, args)
+subprocess.run(["rdma", "link", "del", dev], check=True)
+try:
+    s.sendmsg([b"the key"], [(SOL_RDS, RDS_CMSG_RDMA_DEST,
+                              struct.pack("Q", out.value))], 0, (other, 4000))
+    print("# RDMA_DEST with a key of a removed device was sent")
+    sys.exit(1)
+except OSError as e:
+    if e.errno != errno.ENODEV:
+        print("# RDMA_DEST with a key of a removed device: %s, not ENODEV" %
+              errno.errorcode.get(e.errno, e.errno))
+        sys.exit(1)
+s.close()
+' "$RDS_ADDR" "$DEV"
+result $? dest_after_removal
+rdma link add "$DEV" type rxe netdev "$netdev" 2>/dev/null ||
+	echo "# rdma link add failed"
 
 exit $((failed > 0))
