@@ -65,6 +65,7 @@ static struct rds_transport rds_ib_transport = {
 	.mr_reg		= rds_ib_mr_reg,
 	.mr_dereg	= rds_ib_mr_dereg,
 	.mr_dereg_nowait = rds_ib_mr_dereg_nowait,
+	.mr_kill	= rds_ib_mr_kill,
 	.mr_prepare	= rds_ib_mr_prepare,
 	.mr_sync	= rds_ib_mr_sync,
 	.atomic_check	= rds_ib_atomic_check,

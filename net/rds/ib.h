@@ -64,6 +64,7 @@ struct rds_ib_mr_dev {
 	bool		dead;		/* the device is going away */
 	bool		qp_resetting;	/* recovery owns qp: post nothing */
 	wait_queue_head_t pool_wait;	/* for nr_free or !nr_releasing */
+	wait_queue_head_t kill_wait;	/* for a chained REG_MR to end */
 
 	struct rw_semaphore qp_sem;	/* read: posting on qp; write: reset */
 	struct semaphore sq_slots;	/* free send queue entries of qp */
@@ -345,6 +346,7 @@ int rds_ib_mr_sync(struct rds_mr *mr, enum dma_data_direction dir);
 /* ib_mr_release.c */
 void rds_ib_mr_dereg(struct rds_mr *mr);
 bool rds_ib_mr_dereg_nowait(struct rds_mr *mr);
+int rds_ib_mr_kill(struct rds_mr *mr, bool wait);
 
 /* ib_reg_qp.c: the registration QP, for the ib_mr_*.c files */
 int rds_ib_reg_qp_create(struct rds_ib_device *rdev);

@@ -20,6 +20,16 @@
  * A release posts its LOCAL_INV and returns, and the
  * completion finishes it (rds_ib_inv_done): the MR goes back to the pool
  * and only then does the core unpin the pages (rds_zc_mr_invalidated).
+ *
+ * Killing a key early.  RDS_FREE_MR with RDS_RDMA_INVALIDATE, and close,
+ * kill the key of a registration that a message may still hold
+ * (rds_ib_mr_kill): one never posted is marked KILLED, so that the
+ * message's transmit never posts it; a registered one gets a LOCAL_INV
+ * on the registration QP, waited for, or is deregistered if that cannot
+ * be done.  The registration stays the core MR's (mr->tp), mapped, until
+ * the last reference releases it as usual, without another LOCAL_INV.
+ * One whose chained REG_MR is in flight is waited for: it may run on
+ * the connection's QP after a LOCAL_INV posted elsewhere.
  * Nothing serialises a device: any number of sockets register and
  * release at once, bounded only by the QP's send queue (sq_slots).
  *
@@ -68,13 +78,16 @@ struct rds_mr;
 /*
  * Where a registration's REG_MR is.  Set by the one who posts it, before
  * the message that carries its cookie can be freed (which alone can start
- * the release), so a release reads a settled state.
+ * the release), so a release reads a settled state.  IDLE leaves by
+ * cmpxchg(), to POSTED (the transmit path) or KILLED (rds_ib_mr_kill()),
+ * whichever comes first; the others change with one owner at a time.
  */
 enum rds_ib_mr_state {
 	RDS_IB_MR_IDLE,		/* mapped, key chosen, nothing posted */
 	RDS_IB_MR_POSTED,	/* REG_MR posted on a connection's QP */
 	RDS_IB_MR_VALID,	/* REG_MR completed: the key works */
 	RDS_IB_MR_DIRTY,	/* REG_MR failed or flushed: unknown */
+	RDS_IB_MR_KILLED,	/* key dead (or never posted), still held */
 };
 
 /* One registration: a pooled MR mapped onto the core's pinned pages. */
@@ -87,7 +100,7 @@ struct rds_ib_mr {
 	int		nents;		/* DMA-mapped entries */
 	bool		virt_dma;	/* the device needs no DMA syncs */
 	enum rds_ib_mr_state state;
-	struct ib_cqe	cqe;		/* the REG_MR or LOCAL_INV posted */
+	struct ib_cqe	cqe;		/* REG_MR or LOCAL_INV on the reg QP */
 	enum ib_wc_status status;	/* its outcome */
 	struct completion done;		/* a registration waits for it */
 	struct work_struct work;	/* a release ends here */
@@ -100,5 +113,6 @@ void rds_ib_pool_discard(struct rds_ib_mr_dev *mrd, struct ib_mr *mr);
 
 /* ib_mr_reg.c */
 struct rds_ib_mr *rds_ib_reg_wc(struct ib_wc *wc);
+void rds_ib_reg_done(struct ib_cq *cq, struct ib_wc *wc);
 
 #endif /* _RDS_ZC_IB_MR_H */

@@ -123,6 +123,7 @@ void rds_ib_mr_dev_init(struct rds_ib_device *rdev)
 	INIT_LIST_HEAD(&mrd->pool);
 	INIT_LIST_HEAD(&mrd->live);
 	init_waitqueue_head(&mrd->pool_wait);
+	init_waitqueue_head(&mrd->kill_wait);
 	mrd->pool_size = READ_ONCE(rds_ib_fmr_pool_size);
 	if (ibdev->attrs.max_mr)
 		mrd->pool_size = min_t(u32, mrd->pool_size,

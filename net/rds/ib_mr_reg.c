@@ -39,7 +39,8 @@ struct rds_ib_mr *rds_ib_reg_wc(struct ib_wc *wc)
 	return imr;
 }
 
-static void rds_ib_reg_done(struct ib_cq *cq, struct ib_wc *wc)
+/* A REG_MR or LOCAL_INV whose poster waits for it completed. */
+void rds_ib_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	complete(&rds_ib_reg_wc(wc)->done);
 }
@@ -308,9 +309,10 @@ int rds_ib_mr_prepare(struct net *net, const struct in6_addr *laddr,
  * @rdev: the device of the connection's QP
  * @wr: filled in when the function returns true; the caller sets wr_cqe
  *
- * Once per registration: a registration already posted, or one on
- * another device (it cannot be posted there; the peer's RDMA with the
- * cookie then fails), needs nothing.  When it returns true the
+ * Once per registration: a registration already posted or killed
+ * (rds_ib_mr_kill()), or one on another device (it cannot be posted
+ * there; the peer's RDMA with the cookie then fails), needs nothing.
+ * When it returns true the
  * registration counts as posted: the caller posts @wr and reports its
  * completion with rds_ib_mr_chain_done(), or calls rds_ib_mr_unchain()
  * if the post failed.
@@ -323,12 +325,13 @@ bool rds_ib_mr_chain(struct rds_mr *mr, struct rds_ib_device *rdev,
 {
 	struct rds_ib_mr *imr = mr->tp;
 
-	if (!imr || imr->state != RDS_IB_MR_IDLE || imr->rdev != rdev ||
-	    !imr->mr)
+	if (!imr || imr->rdev != rdev || !imr->mr)
+		return false;
+	/* Before the post: its completion may run at once. */
+	if (cmpxchg(&imr->state, RDS_IB_MR_IDLE, RDS_IB_MR_POSTED) !=
+	    RDS_IB_MR_IDLE)
 		return false;
 	rds_ib_mr_reg_wr(imr, wr);
-	/* Before the post: its completion may run at once. */
-	imr->state = RDS_IB_MR_POSTED;
 	rds_ib_stat_inc(RDS_IB_STAT_MR_REG_CHAINED);
 	return true;
 }
@@ -340,8 +343,11 @@ bool rds_ib_mr_chain(struct rds_mr *mr, struct rds_ib_device *rdev,
 void rds_ib_mr_unchain(struct rds_mr *mr)
 {
 	struct rds_ib_mr *imr = mr->tp;
+	struct rds_ib_mr_dev *mrd = &imr->rdev->mrd;
 
-	imr->state = RDS_IB_MR_IDLE;
+	WRITE_ONCE(imr->state, RDS_IB_MR_IDLE);
+	if (wq_has_sleeper(&mrd->kill_wait))
+		wake_up(&mrd->kill_wait);
 }
 
 /**
@@ -358,11 +364,15 @@ void rds_ib_mr_unchain(struct rds_mr *mr)
 void rds_ib_mr_chain_done(struct rds_mr *mr, enum ib_wc_status status)
 {
 	struct rds_ib_mr *imr = mr->tp;
+	struct rds_ib_mr_dev *mrd = &imr->rdev->mrd;
 
-	imr->state = status == IB_WC_SUCCESS ? RDS_IB_MR_VALID :
-					       RDS_IB_MR_DIRTY;
+	WRITE_ONCE(imr->state, status == IB_WC_SUCCESS ? RDS_IB_MR_VALID :
+							 RDS_IB_MR_DIRTY);
 	if (status == IB_WC_SUCCESS)
 		rds_ib_stat_inc(RDS_IB_STAT_MR_REG);
+	/* rds_ib_mr_kill() may wait for this */
+	if (wq_has_sleeper(&mrd->kill_wait))
+		wake_up(&mrd->kill_wait);
 }
 
 /**

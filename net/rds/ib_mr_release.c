@@ -3,7 +3,8 @@
  * Invalidation and release of a registration: RDS_FREE_MR, and the end
  * of a MAP's message, post its LOCAL_INV on the registration QP
  * (rds_ib_mr_dereg(), rds_ib_mr_dereg_nowait()), and the completion
- * returns the MR to the pool and lets the core unpin the pages.  The
+ * returns the MR to the pool and lets the core unpin the pages.  A key
+ * a message still holds is killed earlier by rds_ib_mr_kill().  The
  * rules: ib_mr.h.
  */
 #include <linux/errno.h>
@@ -124,8 +125,9 @@ void rds_ib_mr_dereg(struct rds_mr *mr)
 	/* Device removal waits for qp_sem: the MR and the PD stay. */
 	down_read(&mrd->qp_sem);
 	spin_lock_bh(&mrd->lock);
-	if (imr->state == RDS_IB_MR_IDLE && imr->mr && !mrd->dead) {
-		/* Never posted: its key never reached the HCA. */
+	if ((imr->state == RDS_IB_MR_IDLE || imr->state == RDS_IB_MR_KILLED) &&
+	    imr->mr && !mrd->dead) {
+		/* Never posted, or killed: no live key on the HCA. */
 		spin_unlock_bh(&mrd->lock);
 		rds_ib_mr_finish(imr, false, true);
 		goto out;
@@ -133,10 +135,11 @@ void rds_ib_mr_dereg(struct rds_mr *mr)
 	/*
 	 * A REG_MR that failed or was flushed may or may not have run: a
 	 * LOCAL_INV naming its key could fail and take the registration QP
-	 * down with it.  Deregistering kills whatever key the MR has.
+	 * down with it.  Deregistering kills whatever key the MR has.  A
+	 * killed one left without its MR (deregistered) is only freed.
 	 */
 	post = imr->mr && mrd->qp && !mrd->dead &&
-	       imr->state != RDS_IB_MR_DIRTY;
+	       imr->state != RDS_IB_MR_DIRTY && imr->state != RDS_IB_MR_KILLED;
 	if (post) {
 		mrd->nr_releasing++;
 		rds_ib_inv_wr(imr, &wr);
@@ -180,6 +183,7 @@ bool rds_ib_mr_dereg_nowait(struct rds_mr *mr)
 
 	spin_lock_bh(&mrd->lock);
 	if (imr->state == RDS_IB_MR_IDLE || imr->state == RDS_IB_MR_DIRTY ||
+	    imr->state == RDS_IB_MR_KILLED ||
 	    !imr->mr || mrd->dead || !mrd->qp || mrd->qp_resetting ||
 	    down_trylock(&mrd->sq_slots))
 		goto out;
@@ -196,4 +200,100 @@ bool rds_ib_mr_dereg_nowait(struct rds_mr *mr)
 out:
 	spin_unlock_bh(&mrd->lock);
 	return posted;
+}
+
+/*
+ * Kill the key of a registration that completed (@valid) or failed: a
+ * LOCAL_INV on the registration QP, waited for; where that cannot be
+ * posted or fails, deregister the MR, which kills whatever key it has.
+ * The registration stays the owner's, KILLED.  Caller holds a reference
+ * on the owner, so nothing releases it meanwhile.
+ */
+static void rds_ib_mr_kill_key(struct rds_ib_mr *imr, bool valid)
+{
+	struct rds_ib_device *rdev = imr->rdev;
+	struct rds_ib_mr_dev *mrd = &rdev->mrd;
+	struct ib_send_wr wr = {};
+	struct ib_mr *ibmr;
+	bool post;
+	int ret = -EIO;
+
+	/* Device removal waits for qp_sem: the MR and the PD stay. */
+	down_read(&mrd->qp_sem);
+	spin_lock_bh(&mrd->lock);
+	post = valid && imr->mr && mrd->qp && !mrd->dead;
+	if (post) {
+		wr.opcode = IB_WR_LOCAL_INV;
+		wr.ex.invalidate_rkey = imr->mr->rkey;
+		wr.wr_cqe = &imr->cqe;
+		imr->cqe.done = rds_ib_reg_done;
+	}
+	spin_unlock_bh(&mrd->lock);
+	if (post) {
+		reinit_completion(&imr->done);
+		ret = rds_ib_reg_post(mrd, &wr);
+		if (!ret) {
+			rds_ib_stat_inc(RDS_IB_STAT_MR_INV_POSTED);
+			/* The registration QP runs local work only: it ends. */
+			wait_for_completion(&imr->done);
+			rds_ib_stat_inc(RDS_IB_STAT_MR_INVALIDATE);
+			ret = imr->status == IB_WC_SUCCESS ? 0 : -EIO;
+		}
+	}
+	if (ret) {
+		/* Removal may have taken the MR already: its key is gone. */
+		spin_lock_bh(&mrd->lock);
+		ibmr = imr->mr;
+		imr->mr = NULL;
+		list_del_init(&imr->item);
+		spin_unlock_bh(&mrd->lock);
+		if (ibmr) {
+			rds_ib_pool_discard(mrd, ibmr);
+			rds_ib_mr_unmap(rdev, imr);
+		}
+	}
+	WRITE_ONCE(imr->state, RDS_IB_MR_KILLED);
+	up_read(&mrd->qp_sem);
+}
+
+/**
+ * rds_ib_mr_kill() - kill the key of a registration a message may hold
+ * @mr: the core's MR, registered by rds_ib_mr_reg() or rds_ib_mr_prepare()
+ * @wait: wait for a REG_MR in flight on a connection's QP
+ *
+ * A registration never posted is marked KILLED, which rds_ib_mr_chain()
+ * never posts: the key never reaches the HCA.  A registered one is
+ * invalidated now (rds_ib_mr_kill_key()).  One whose chained REG_MR is
+ * in flight cannot be invalidated on another QP before that REG_MR has
+ * run: with @wait its completion (or the flush of a connection that went
+ * down) is waited for, interruptibly.  The registration stays @mr's
+ * until rds_ib_mr_dereg(), which then posts nothing.
+ *
+ * Context: process context, may sleep; the caller holds a reference on
+ * @mr and has taken it out of its socket's tree.
+ * Return: 0 once the key is dead, -EINTR or (!@wait) -EINPROGRESS while
+ * a chained REG_MR is in flight.
+ */
+int rds_ib_mr_kill(struct rds_mr *mr, bool wait)
+{
+	struct rds_ib_mr *imr = mr->tp;
+	struct rds_ib_mr_dev *mrd = &imr->rdev->mrd;
+	enum rds_ib_mr_state state;
+
+	for (;;) {
+		state = cmpxchg(&imr->state, RDS_IB_MR_IDLE, RDS_IB_MR_KILLED);
+		if (state == RDS_IB_MR_IDLE || state == RDS_IB_MR_KILLED)
+			return 0;
+		if (state != RDS_IB_MR_POSTED)
+			break;
+		if (!wait)
+			return -EINPROGRESS;
+		if (wait_event_interruptible(mrd->kill_wait,
+					     READ_ONCE(imr->state) !=
+					     RDS_IB_MR_POSTED))
+			return -EINTR;
+	}
+	/* VALID or DIRTY: only a release changes that, and we hold @mr. */
+	rds_ib_mr_kill_key(imr, state == RDS_IB_MR_VALID);
+	return 0;
 }

@@ -11,6 +11,13 @@
  * ib_umem charges them; operations (rdma_op.c) pin and charge theirs
  * with the same helpers.
  *
+ * Killing a key and freeing an MR are apart: RDS_FREE_MR with
+ * RDS_RDMA_INVALIDATE kills the key of an MR that a message on
+ * its way still holds (rds_mr_kill(): the transport invalidates it, or
+ * marks a registration not posted yet as never to be posted), and
+ * returns; the pages stay pinned and charged until the last reference
+ * goes (rds_mr_put()), which only then unpins them.
+ *
  * Locking: rs->mr_lock (bottom halves off) protects rs->mr_tree.
  */
 #include <linux/errno.h>
@@ -84,6 +91,10 @@ int rds_rdma_charge(struct mm_struct *mm, unsigned long nr)
 
 /* ------------------------------------------------------------- MRs */
 
+/*
+ * Only the release of the last reference gets here (mr_dereg, then
+ * rds_zc_mr_invalidated()): no message holds the MR any more.
+ */
 static void rds_mr_unpin(struct rds_deferred *d)
 {
 	struct rds_mr *mr = container_of(d, struct rds_mr, unpin_d);
@@ -101,26 +112,19 @@ static void rds_mr_unpin(struct rds_deferred *d)
 	sock_put(&rs->sk);
 }
 
-static void rds_mr_waiter_put(struct rds_mr_waiter *w)
-{
-	if (refcount_dec_and_test(&w->refs))
-		kfree(w);
-}
-
 /**
  * rds_zc_mr_invalidated() - the transport made an MR's key unusable
  * @mr: an MR whose release started
  *
- * No peer reaches the pages any more: return the memlock charge now,
- * wake a caller waiting for the invalidation, and have the pages
- * unpinned where that may sleep: by the socket's owner in its next call
- * (defer.h), or on rds_mr_wq once the socket is closed.
+ * No peer reaches the pages any more and nobody holds the MR: return
+ * the memlock charge now, and have the pages unpinned where that may
+ * sleep: by the socket's owner in its next call (defer.h), or on
+ * rds_mr_wq once the socket is closed.
  *
  * Context: any.
  */
 void rds_zc_mr_invalidated(struct rds_mr *mr)
 {
-	struct rds_mr_waiter *waiter = mr->invalidated;
 	struct rds_sock *rs = mr->rs;
 
 	trace_rds_mr_invalidated(mr->rkey, mr->len, mr->nr_pages);
@@ -128,10 +132,6 @@ void rds_zc_mr_invalidated(struct rds_mr *mr)
 	if (atomic_dec_and_test(&rs->mr_releasing))
 		wake_up(&rs->mr_wait);
 	rds_defer(rs, &mr->unpin_d, rds_mr_unpin, rds_mr_wq);
-	if (waiter) {
-		complete(&waiter->done);
-		rds_mr_waiter_put(waiter);
-	}
 }
 EXPORT_SYMBOL_GPL(rds_zc_mr_invalidated);
 
@@ -210,26 +210,27 @@ static void rds_mr_put_start(struct rds_mr *mr)
 }
 
 /*
- * Drop the tree's reference of an MR taken out of it and wait until its
- * key is dead.  A message on its way that carries the key (a MAP not yet
- * acknowledged) holds another reference: the key dies when that message
- * is done with, which to a host that never answers is never, so a signal
- * ends the wait (the key still dies then).  Context: process context,
- * may sleep.
- * Return: 0, or -EINTR.
+ * Kill the key of an MR taken out of the tree, whose reference the
+ * caller holds, while others may hold it too: a message on its way that
+ * carries the key (a MAP not yet acknowledged, maybe never, by a host
+ * that does not answer).  The MR itself, its pages and their charge stay
+ * until the last reference goes.  With @wait, a registration the
+ * transport has in flight is waited for (a signal ends that wait).
+ * Context: process context, may sleep.
+ * Return: 0 once the key is dead; -EINTR (@wait) or -EINPROGRESS
+ * (!@wait): a registration in flight; the key dies with the last
+ * reference then.
  */
-static int rds_mr_put_invalidate(struct rds_mr *mr, struct rds_mr_waiter *w)
+static int rds_mr_kill(struct rds_mr *mr, bool wait)
 {
 	int ret;
 
-	refcount_set(&w->refs, 2);
-	init_completion(&w->done);
-	mr->invalidated = w;	/* the tree's reference is ours: no race */
-	if (refcount_dec_and_test(&mr->refs))
-		rds_mr_release(mr);
-	ret = wait_for_completion_interruptible(&w->done);
-	rds_mr_waiter_put(w);
-	return ret ? -EINTR : 0;
+	if (!mr->tp)
+		return 0;	/* never registered with a transport */
+	ret = mr->trans->mr_kill(mr, wait);
+	if (!ret)
+		trace_rds_mr_killed(mr->rkey, mr->len, mr->nr_pages);
+	return ret;
 }
 
 /* Caller holds rs->mr_lock. */
@@ -478,39 +479,35 @@ int rds_rdma_get_mr(struct rds_sock *rs, const void *args, size_t argsize)
  *
  * Every release invalidates the key before the pages are unpinned.  With
  * RDS_RDMA_INVALIDATE the call returns once the key is dead, so the
- * peer's next RDMA against it fails; without, the invalidation is only
- * started (it takes microseconds, where the distribution leaves the key
- * valid until its next pool flush).  Cookie 0 names no MR and succeeds:
- * programs use it to probe for RDMA; with RDS_RDMA_INVALIDATE it asks
- * for what every release already does.
+ * peer's next RDMA against it fails, even while a message on its way
+ * still carries the key (a MAP the peer has not acknowledged): the key
+ * dies now, the MR's pages go with that message.  Without, the
+ * invalidation is only started (it takes microseconds, where the
+ * distribution leaves the key valid until its next pool flush), and a
+ * key that a message carries lives until that message is done with.
+ * Cookie 0 names no MR and succeeds: programs use it to probe for RDMA;
+ * with RDS_RDMA_INVALIDATE it asks for what every release already does.
  *
  * Context: process context, may sleep.
- * Return: 0, -EINVAL for a cookie this socket does not have, -ENOMEM
- * (nothing done), or -EINTR: a signal ended the wait for a key that a
- * message on its way still carries; the MR is gone from the socket and
- * its key dies when that message is done with.
+ * Return: 0, -EINVAL for a cookie this socket does not have, or -EINTR:
+ * a signal ended the wait for a registration the transport had in
+ * flight (the REG_MR chained in front of the MAP's message); the MR is
+ * gone from the socket and its key dies when that message is done with.
  */
 int rds_rdma_free_mr(struct rds_sock *rs, u64 cookie, u64 flags)
 {
-	struct rds_mr_waiter *w = NULL;
 	struct rds_mr *mr;
+	int ret = 0;
 
 	if (!cookie)
 		return 0;
-	if (flags & RDS_RDMA_INVALIDATE) {
-		w = kmalloc(sizeof(*w), GFP_KERNEL);
-		if (!w)
-			return -ENOMEM;
-	}
 	mr = rds_mr_take(rs, (u32)cookie);
-	if (!mr) {
-		kfree(w);
+	if (!mr)
 		return -EINVAL;
-	}
-	if (w)
-		return rds_mr_put_invalidate(mr, w);
+	if (flags & RDS_RDMA_INVALIDATE)
+		ret = rds_mr_kill(mr, true);
 	rds_mr_put_start(mr);
-	return 0;
+	return ret;
 }
 
 /**

@@ -8,20 +8,23 @@
  * RDMA control messages and queues notifications; the transport maps and
  * registers pages and posts the operations (transport.h).
  *
- * Lifetime: an MR is referenced by its socket's tree and by anyone who
- * looked it up, and holds a reference on its socket.  The last reference
+ * Lifetime: an MR is referenced by its socket's tree and by the message
+ * of the RDMA_MAP that made it (m->reg_mr), and holds a reference on its
+ * socket; lookups under rs->mr_lock take none.  The last reference
  * starts the release on rds_mr_wq: the transport invalidates the key
  * (mr_dereg, which may finish later, in any context) and reports it with
  * rds_zc_mr_invalidated(); only then is the memlock charge returned and
- * are the pages unpinned, again on rds_mr_wq.  rs->mr_pending counts the
- * socket's MRs from creation to unpinning, and socket close waits for it
- * to reach zero.  An operation belongs to its message and goes with it;
- * its pages are unpinned on rds_mr_wq too.
+ * are the pages unpinned, again on rds_mr_wq.  The key can die earlier
+ * (mr_kill: RDS_FREE_MR with RDS_RDMA_INVALIDATE) while a message still
+ * holds the MR; the pages still wait for the last reference.
+ * rs->mr_pending counts the socket's MRs from creation to unpinning,
+ * and socket close waits for it to reach zero.
+ * An operation belongs to its message and goes with it; its pages are
+ * unpinned on rds_mr_wq too.
  */
 #ifndef _RDS_ZC_RDMA_H
 #define _RDS_ZC_RDMA_H
 
-#include <linux/completion.h>
 #include <linux/in6.h>
 #include <linux/list.h>
 #include <linux/rbtree.h>
@@ -40,16 +43,6 @@ struct rds_msg;
 struct rds_sock;
 struct rds_transport;
 
-/*
- * A caller of RDS_FREE_MR with RDS_RDMA_INVALIDATE waiting for the key to
- * die.  Two references: the waiter's and the MR's, so that a waiter a
- * signal took away leaves nothing behind for the MR to touch.
- */
-struct rds_mr_waiter {
-	refcount_t	refs;
-	struct completion done;
-};
-
 struct rds_mr {
 	struct rb_node	node;		/* in rs->mr_tree, under rs->mr_lock */
 	refcount_t	refs;
@@ -63,7 +56,6 @@ struct rds_mr {
 	const struct rds_transport *trans;
 	void		*tp;		/* the transport's registration */
 	struct rds_sock	*rs;		/* referenced until unpinned */
-	struct rds_mr_waiter *invalidated; /* told once the key is dead */
 	struct work_struct free_w;	/* release: invalidate */
 	struct rds_deferred unpin_d;	/* then unpin (defer.h) */
 };

@@ -234,6 +234,14 @@ DEFINE_EVENT(rds_mr_class, rds_mr_unpinned,
 	     TP_PROTO(u32 rkey, size_t len, unsigned int nr_pages),
 	     TP_ARGS(rkey, len, nr_pages));
 
+/*
+ * RDS_FREE_MR with RDS_RDMA_INVALIDATE killed the key of an MR
+ * that a message may still hold; its pages go with the last reference.
+ */
+DEFINE_EVENT(rds_mr_class, rds_mr_killed,
+	     TP_PROTO(u32 rkey, size_t len, unsigned int nr_pages),
+	     TP_ARGS(rkey, len, nr_pages));
+
 /* ---------------------------------------------- RDMA operations */
 
 /* A message carries an RDMA READ/WRITE or an atomic, with its id. */

@@ -115,6 +115,19 @@ struct rds_transport {
 	 */
 	bool (*mr_dereg_nowait)(struct rds_mr *mr);
 	/*
+	 * @mr_kill: make @mr's key unusable now, although @mr stays
+	 *	referenced (a message on its way holds it): a registration
+	 *	not posted yet is never posted, a registered one is
+	 *	invalidated or deregistered.  @mr stays the transport's
+	 *	(mr->tp) until @mr_dereg, at the last reference, as ever.
+	 *	A registration in flight (posted on a connection's QP, not
+	 *	completed) is waited for if @wait, interruptibly; else left
+	 *	alone.  Required with @mr_reg.  Process context, may sleep.
+	 *	Return: 0 once the key is dead, -EINTR (a signal ended the
+	 *	wait) or -EINPROGRESS (!@wait): a registration in flight.
+	 */
+	int (*mr_kill)(struct rds_mr *mr, bool wait);
+	/*
 	 * @mr_prepare (optional): as @mr_reg, for RDS_CMSG_RDMA_MAP, but the
 	 *	registration may be left to @xmit: it posts it on the
 	 *	connection's QP before the first SEND of the message whose

@@ -328,13 +328,6 @@ volatile sig_atomic_t fz_stalled;	/* see fz_watchdog() */
 /*
  * -K: also make the calls that hit known kernel bugs or waits without
  * bound.  Without it:
- * - RDS_FREE_MR carries RDS_RDMA_INVALIDATE only for a cookie of
- *   RDS_GET_MR: with our modules, RDS_FREE_MR with RDS_RDMA_INVALIDATE
- *   of an MR that a queued message still holds (RDS_CMSG_RDMA_MAP on a
- *   message to a peer that does not answer) waits until that message is
- *   done with, which may be never: this fuzzer found it waiting in D
- *   state, unkillable; since 4fb6fd9 a signal ends the wait (EINTR), and
- *   with -K the watchdog's signal does, which is then no failure;
  * - on the distribution's modules, atomics, and on one node
  *   RDMA_MAP, go to the absent address only (see fz_send()), and no
  *   call names an IPv6 address (see fz_new());
@@ -347,6 +340,11 @@ volatile sig_atomic_t fz_stalled;	/* see fz_watchdog() */
  *   check of 814e311, 2026-11-28).  RDMA between the two modules is
  *   rds_rdma's, case by case; ours,ours still sends 1 in 32 RDMAs the
  *   peer refuses.
+ * (RDS_FREE_MR with RDS_RDMA_INVALIDATE of an MR that a queued message
+ * holds, RDMA_MAP to a peer that does not answer, was withheld until our
+ * modules killed the key without waiting for the message; the
+ * distribution's never waited there: it only marks the MR, and
+ * invalidates at its last reference.)
  */
 int fz_known_bugs;
 int fz_pair_distro;		/* RDS_MODULES_ALL names "distro" */

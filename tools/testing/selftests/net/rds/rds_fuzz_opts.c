@@ -44,12 +44,6 @@ void fz_setopt(struct fz *f)
 		f->opt.free.cookie = cookie;
 		f->opt.free.flags = r[4] % 4 == 0 ? RDS_RDMA_INVALIDATE :
 				    r[4] % 4 == 1 ? r[4] >> 8 : 0;
-		if ((f->opt.free.flags & RDS_RDMA_INVALIDATE) && !fz_known_bugs &&
-		    (slot < 0 || slot >= FZ_LOCAL_CK || f->sh->ck[slot].from_map)) {
-			/* Known bug: see fz_known_bugs. */
-			f->opt.free.flags &= ~(uint64_t)RDS_RDMA_INVALIDATE;
-			fz_more(f, " (INVALIDATE withheld)");
-		}
 		fz_more(f, " flags %#llx", (unsigned long long)f->opt.free.flags);
 		break;
 	case 11:

@@ -200,11 +200,9 @@ static void fz_run(struct fz *f)
 		/*
 		 * With our modules an op that blocked FZ_HANG_MS fails; a
 		 * shorter stall is reported (the watcher printed where it
-		 * waited), as is one of the distribution's and the wait
-		 * fz_known_bugs describes, which a signal ends.
+		 * waited), as is one of the distribution's.
 		 */
-		if (fz_mods != FZ_D && ms >= FZ_HANG_MS &&
-		    !(f->stall_kind == FK_SO_FREE_MR && f->stall_err == EINTR))
+		if (fz_mods != FZ_D && ms >= FZ_HANG_MS)
 			rt_fail("seed %llu op %lu: blocked %lld ms: %s; replay with -n %lu",
 				(unsigned long long)f->seed, f->op, ms,
 				f->stall_desc, f->op);

@@ -52,6 +52,9 @@
  *	took and never acknowledged: close() returns at once, the message
  *	is gone and the key with it (the peer read with it before, it
  *	cannot after; where the distribution's key still reads, skipped).
+ *  free_unacked: RDS_FREE_MR with RDS_RDMA_INVALIDATE of the key of such
+ *	a message returns at once and kills the key, although the message
+ *	still holds the MR (the peer read with it before, it cannot after).
  *  flood_zero, flood_one: 200000 messages of 0
  *	and of 1 byte to a socket that never reads, ignoring congestion,
  *	with an RNR retry count of 7 and a 5 s send timeout.  Node 1's
@@ -114,6 +117,7 @@ static const struct rt_case cases[] = {
 	RT_CASE(bad_credit, 180),
 	RT_CASE(bad_ack, 180),
 	RT_CASE(close_unacked, 180),
+	RT_CASE(free_unacked, 180),
 	RT_CASE(flood_zero, 300),
 	RT_CASE(flood_one, 300),
 	RT_CASE(ping_flood, 180),

@@ -223,6 +223,7 @@ void test_bad_ack(void);
 /* rds_hostile_keys.c */
 void test_bad_exthdr(void);
 void test_close_unacked(void);
+void test_free_unacked(void);
 
 /* rds_hostile_flood.c */
 void test_flood_zero(void);

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rds_hostile_keys.c - rds_hostile's cases of keys: extension headers
- * naming nobody's key or another socket's, and a socket closed while
- * the peer holds its RDMA_MAP message unacknowledged.
+ * naming nobody's key or another socket's, and a socket closed and a
+ * key freed while the peer holds its RDMA_MAP message unacknowledged.
  */
 #include "rds_hostile.h"
+
+#include <signal.h>
 
 /* (c) Extension headers; the key of another socket of node 1. */
 #define OWNER_LEN	8192
@@ -372,4 +374,99 @@ void test_close_unacked(void)
 	hc_end(&hc, -1);
 	if (node == 1 && distro_victim() && st == IBV_WC_SUCCESS)
 		rt_skip("distribution: a closed socket's key still opens its memory");
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * free_unacked: node 1 sends an RDMA_MAP message to a verbs peer that
+ * takes it and never acknowledges it, then frees the MR with
+ * RDS_FREE_MR and RDS_RDMA_INVALIDATE.  The call must return at once
+ * with 0 (it waited for the message, which holds the MR, to be
+ * acknowledged: for ever; since 4fb6fd9 until a signal), and the key
+ * must be dead when it returns: the peer that read with it before
+ * cannot after, although the message still holds the MR.  The socket
+ * then closes and every MR comes back (hc_end()).
+ */
+#define FREE_MS		1000
+
+void test_free_unacked(void)
+{
+	struct sigaction sa = { .sa_handler = on_alarm }, old;
+	struct sockaddr_in to = peer_port(P_INIT);
+	unsigned char *region = NULL;
+	struct rds_free_mr_args fa;
+	long long t0, took;
+	uint64_t cookie = 0;
+	uint64_t seqs[4];
+	int s = -1, st = 0, ret, err;
+	struct hcase hc;
+	struct hp h;
+
+	hc_begin(&hc);
+	hc.mr_slack = 1;	/* the MR may stay in a pool */
+	if (node == 2) {
+		hp_open(&h, case_tos(0), 0, 0);
+	} else {
+		s = rds_bound(P_S1, NULL);
+		set_tos(s, case_tos(0));
+		region = mmap(NULL, OWNER_LEN, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		ASSERT_TRUE(region != MAP_FAILED, "mmap: %s", rt_errname(errno));
+		fill_pattern(region, OWNER_LEN, msg_seed(1, 55));
+	}
+	sync_peer("up");
+	if (node == 1) {
+		cookie = map_send(s, &to, region);
+		EXPECT_EQ(unacked_wait(hc.cfd, P_S1, 1, DOWN_MS), 1);
+		tell_peer((long)cookie);
+	} else {
+		EXPECT_EQ(hp_wait_seen(&h, case_port(P_S1), 1, seqs, DOWN_MS), 1);
+		cookie = (uint64_t)hear_peer();
+		st = hostile_read(&h, cookie);
+		EXPECT_TRUE(st == IBV_WC_SUCCESS,
+			    "RDMA READ with the key before RDS_FREE_MR: %s",
+			    st < 0 ? "none" : ibv_wc_status_str(st));
+	}
+	sync_peer("read");
+	if (node == 1) {
+		/* A signal ends a wait that would last for ever. */
+		sigaction(SIGALRM, &sa, &old);
+		alarm(5);
+		fa.cookie = cookie;
+		fa.flags = RDS_RDMA_INVALIDATE;
+		t0 = rt_now_ms();
+		ret = setsockopt(s, SOL_RDS, RDS_FREE_MR, &fa, sizeof(fa));
+		err = errno;
+		took = rt_now_ms() - t0;
+		alarm(0);
+		sigaction(SIGALRM, &old, NULL);
+		EXPECT_TRUE(!ret, "RDS_FREE_MR with RDS_RDMA_INVALIDATE: %s after %lld ms",
+			    rt_errname(err), took);
+		EXPECT_TRUE(took < FREE_MS,
+			    "RDS_FREE_MR with RDS_RDMA_INVALIDATE of a key a message holds took %lld ms",
+			    took);
+		EXPECT_EQ(unacked(hc.cfd, P_S1), 1);
+	}
+	sync_peer("freed");
+	if (node == 2) {
+		st = hostile_read(&h, cookie);
+		tell_peer(st);
+		hp_close(&h);
+	} else {
+		st = (int)hear_peer();
+		if (!distro_victim())
+			EXPECT_TRUE(st > 0,
+				    "the freed key still reads its memory (%d)",
+				    st);
+		close(s);
+		munmap(region, OWNER_LEN);
+	}
+	hc_middle(&hc);
+	hc_end(&hc, -1);
+	if (node == 1 && distro_victim() && st == IBV_WC_SUCCESS)
+		rt_skip("distribution: a freed key a message holds still opens its memory");
 }
