@@ -12,10 +12,10 @@
  * with the same helpers.
  *
  * Killing a key and freeing an MR are apart: RDS_FREE_MR with
- * RDS_RDMA_INVALIDATE kills the key of an MR that a message on
+ * RDS_RDMA_INVALIDATE and close kill the key of an MR that a message on
  * its way still holds (rds_mr_kill(): the transport invalidates it, or
  * marks a registration not posted yet as never to be posted), and
- * returns; the pages stay pinned and charged until the last reference
+ * return; the pages stay pinned and charged until the last reference
  * goes (rds_mr_put()), which only then unpins them.
  *
  * Locking: rs->mr_lock (bottom halves off) protects rs->mr_tree.
@@ -42,6 +42,13 @@
 
 /* Registrations tried for a key the socket does not hold yet (rds_mr_map) */
 #define RDS_MR_KEY_TRIES	4
+/*
+ * How long close waits for the pages of MRs that messages still held when
+ * it killed their keys: those in the transport's hands end within
+ * milliseconds; one stalled behind a connection that cannot tear down
+ * yet (its port is down) gives them back when it goes, not before.
+ */
+#define RDS_MR_CLOSE_WAIT	HZ
 
 /* ------------------------------------------------------- user pages */
 
@@ -512,10 +519,16 @@ int rds_rdma_free_mr(struct rds_sock *rs, u64 cookie, u64 flags)
 
 /**
  * rds_mr_sock_release() - invalidate and unpin every MR of a socket
- * @rs: the socket, being released
+ * @rs: the socket, being released; its messages not yet sent withdrawn
  *
- * Every release is started at once, then all of them, and those started
- * from softirq meanwhile, are waited for.
+ * Every release is started at once and waited for, those started from
+ * softirq meanwhile too.  The key of an MR that a message still holds
+ * (one the transport has not given back yet) is killed, and its pages
+ * are waited for a little (RDS_MR_CLOSE_WAIT): a message stalled behind
+ * a connection that cannot tear down yet gives them back when it goes,
+ * and close does not wait for that.  A registration the transport had in
+ * flight for such a message (chained in front of it) is not waited for
+ * either: its key dies when the message goes.
  */
 void rds_mr_sock_release(struct rds_sock *rs)
 {
@@ -531,7 +544,16 @@ void rds_mr_sock_release(struct rds_sock *rs)
 		spin_unlock_bh(&rs->mr_lock);
 		if (!mr)
 			break;
-		rds_mr_put(mr);
+		/*
+		 * Out of the tree, nobody takes a new reference: one other
+		 * than ours is a message's.
+		 */
+		if (refcount_read(&mr->refs) > 1)
+			rds_mr_kill(mr, false);
+		rds_mr_put_start(mr);
 	}
-	wait_event(rs->mr_wait, !atomic_read(&rs->mr_pending));
+	wait_event(rs->mr_wait, !atomic_read(&rs->mr_releasing));
+	if (!wait_event_timeout(rs->mr_wait, !atomic_read(&rs->mr_pending),
+				RDS_MR_CLOSE_WAIT))
+		trace_rds_mr_close_left(atomic_read(&rs->mr_pending));
 }

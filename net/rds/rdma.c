@@ -58,6 +58,9 @@ void rds_rdma_sock_init(struct rds_sock *rs)
  * When it returns no key of the socket is valid and none of its pages
  * is pinned, including those released from softirq meanwhile: every
  * release is started at once, and then all of them are waited for.
+ * Only the pages of an MR that a message the transport still holds
+ * (stalled behind a connection that cannot tear down yet) may stay, a
+ * second at most waited for: they go with that message.
  */
 void rds_rdma_sock_release(struct rds_sock *rs)
 {

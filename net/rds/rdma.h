@@ -15,10 +15,10 @@
  * (mr_dereg, which may finish later, in any context) and reports it with
  * rds_zc_mr_invalidated(); only then is the memlock charge returned and
  * are the pages unpinned, again on rds_mr_wq.  The key can die earlier
- * (mr_kill: RDS_FREE_MR with RDS_RDMA_INVALIDATE) while a message still
- * holds the MR; the pages still wait for the last reference.
- * rs->mr_pending counts the socket's MRs from creation to unpinning,
- * and socket close waits for it to reach zero.
+ * (mr_kill: RDS_FREE_MR with RDS_RDMA_INVALIDATE, close) while a message
+ * still holds the MR; the pages still wait for the last reference.
+ * rs->mr_pending counts the socket's MRs from creation to unpinning;
+ * socket close waits for the keys, and a little for the pages (mr.c).
  * An operation belongs to its message and goes with it; its pages are
  * unpinned on rds_mr_wq too.
  */

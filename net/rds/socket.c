@@ -140,7 +140,10 @@ static int rds_release(struct socket *sock)
 	if (READ_ONCE(rs->bound_port))
 		rds_conn_cancel(rs, sock_net(sk), &rs->bound_addr, NULL, 0, true);
 	trace_rds_sock_release(rs, &rs->bound_addr, rs->bound_port, purged);
-	/* Keys invalidated and pages unpinned before close returns. */
+	/*
+	 * Keys dead and pages unpinned before close returns, but those of a
+	 * message the transport still holds: they go with it (mr.c).
+	 */
 	rds_rdma_sock_release(rs);
 
 	lock_sock(sk);

@@ -235,12 +235,21 @@ DEFINE_EVENT(rds_mr_class, rds_mr_unpinned,
 	     TP_ARGS(rkey, len, nr_pages));
 
 /*
- * RDS_FREE_MR with RDS_RDMA_INVALIDATE killed the key of an MR
+ * RDS_FREE_MR with RDS_RDMA_INVALIDATE or close killed the key of an MR
  * that a message may still hold; its pages go with the last reference.
  */
 DEFINE_EVENT(rds_mr_class, rds_mr_killed,
 	     TP_PROTO(u32 rkey, size_t len, unsigned int nr_pages),
 	     TP_ARGS(rkey, len, nr_pages));
+
+/* Close returns with MRs whose pages messages still hold (keys dead). */
+TRACE_EVENT(rds_mr_close_left,
+	    TP_PROTO(int pending),
+	    TP_ARGS(pending),
+	    TP_STRUCT__entry(__field(int, pending)),
+	    TP_fast_assign(__entry->pending = pending;),
+	    TP_printk("mrs=%d", __entry->pending)
+);
 
 /* ---------------------------------------------- RDMA operations */
 

@@ -55,6 +55,10 @@
  *  free_unacked: RDS_FREE_MR with RDS_RDMA_INVALIDATE of the key of such
  *	a message returns at once and kills the key, although the message
  *	still holds the MR (the peer read with it before, it cannot after).
+ *  kill_stalled: RDMA_MAP messages stalled for credits, node 1's link
+ *	down, the process that owns them killed: it is gone within
+ *	seconds (it sat in D state until the link came back).  Skipped on
+ *	virtio-net and on the distribution (rds_faults.sh's link_down).
  *  flood_zero, flood_one: 200000 messages of 0
  *	and of 1 byte to a socket that never reads, ignoring congestion,
  *	with an RNR retry count of 7 and a 5 s send timeout.  Node 1's
@@ -118,6 +122,7 @@ static const struct rt_case cases[] = {
 	RT_CASE(bad_ack, 180),
 	RT_CASE(close_unacked, 180),
 	RT_CASE(free_unacked, 180),
+	RT_CASE(kill_stalled, 240),
 	RT_CASE(flood_zero, 300),
 	RT_CASE(flood_one, 300),
 	RT_CASE(ping_flood, 180),

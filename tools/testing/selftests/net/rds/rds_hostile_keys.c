@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rds_hostile_keys.c - rds_hostile's cases of keys: extension headers
- * naming nobody's key or another socket's, and a socket closed and a
- * key freed while the peer holds its RDMA_MAP message unacknowledged.
+ * naming nobody's key or another socket's, a socket closed and a key
+ * freed while the peer holds its RDMA_MAP message unacknowledged, and
+ * the owner of RDMA_MAP messages stalled for credits killed while its
+ * link is down.
  */
 #include "rds_hostile.h"
 
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <signal.h>
 
 /* (c) Extension headers; the key of another socket of node 1. */
@@ -469,4 +473,176 @@ void test_free_unacked(void)
 	hc_end(&hc, -1);
 	if (node == 1 && distro_victim() && st == IBV_WC_SUCCESS)
 		rt_skip("distribution: a freed key a message holds still opens its memory");
+}
+
+/*
+ * The netdev of this node's address, and whether it is virtio-net (whose
+ * transmit queue once stayed stuck after "ip link set up": rds_faults.sh).
+ */
+static int self_netdev(char *name, size_t len, int *virtio)
+{
+	struct ifaddrs *ifa, *i;
+	char path[PATH_MAX], drv[PATH_MAX];
+	ssize_t n;
+	int found = 0;
+
+	if (getifaddrs(&ifa))
+		return 0;
+	for (i = ifa; i; i = i->ifa_next) {
+		if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET ||
+		    ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr !=
+		    addr_self.s_addr)
+			continue;
+		snprintf(name, len, "%s", i->ifa_name);
+		found = 1;
+		break;
+	}
+	freeifaddrs(ifa);
+	if (!found)
+		return 0;
+	snprintf(path, sizeof(path), "/sys/class/net/%s/device/driver", name);
+	n = readlink(path, drv, sizeof(drv) - 1);
+	drv[n > 0 ? n : 0] = 0;
+	*virtio = !!strstr(drv, "virtio");
+	return 1;
+}
+
+static int link_set(const char *dev, const char *state)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "ip link set dev %s %s", dev, state);
+	return system(cmd);
+}
+
+/*
+ * Both nodes, after node 1's link came back: one message each way on the
+ * honest connection, waited for up to SETTLE_MS (a QP that stalled while
+ * the link was down is reconnected by the ACK watchdog), so that the
+ * frame's exchanges find it working again.
+ */
+static void link_back(struct hcase *hc)
+{
+	struct sockaddr_in to = peer_port(P_HONEST), from;
+	long long end = rt_now_ms() + SETTLE_MS;
+	char buf[32];
+	long n = -1;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (i == node - 1) {	/* node 1 speaks first */
+			EXPECT_SYS_OK(sendto(hc->honest, "link back", 9, 0,
+					     (struct sockaddr *)&to,
+					     sizeof(to)));
+			continue;
+		}
+		do {
+			n = recv_msg(hc->honest, buf, sizeof(buf), 0, &from,
+				     NULL);
+		} while (n < 0 && (errno == ETIMEDOUT || errno == EAGAIN) &&
+			 rt_now_ms() < end);
+		ASSERT_TRUE(n == 9, "honest message after the link came back: %s",
+			    n < 0 ? rt_errname(errno) : "wrong length");
+	}
+}
+
+/*
+ * kill_stalled: node 2's verbs peer grants node 1 four credits and
+ * never more, so that node 1's RDMA_MAP messages stall: the first that
+ * finds no credit stays with the transport, holding its MR.  Node 1's
+ * link goes down, and the process that owns the socket is killed
+ * (SIGKILL).  It must be gone within KILL_MS: its close waited
+ * uninterruptibly for that message's MR, which the connection's
+ * teardown only gives back once the port is up again (rds_zc-ib-design
+ * .rst), so the process sat in D state until the link came back.  The
+ * link comes back, and every MR and socket comes back too (hc_end()).
+ * Skipped on virtio-net and where node 1 runs the distribution, as
+ * rds_faults.sh's link_down.
+ */
+#define KILL_MS		5000
+#define KILL_MAPS	8
+
+void test_kill_stalled(void)
+{
+	char dev[IF_NAMESIZE] = "";
+	long long t0, took = -1;
+	int virtio = 0, i, st;
+	int pfd[2] = { -1, -1 };
+	struct hcase hc;
+	pid_t pid = -1;
+	struct hp h;
+	char c;
+
+	ASSERT_TRUE(self_netdev(dev, sizeof(dev), &virtio),
+		    "no netdev has %s", addr_self_str);
+	if (virtio)
+		rt_skip("virtio-net: a link set down and up again may stall its queue");
+	if (distro_victim())
+		rt_skip("distribution: over rxe its connections do not come back from a link that went down");
+	hc_begin(&hc);
+	hc.mr_slack = KILL_MAPS;	/* their MRs may stay in a pool */
+	if (node == 2)
+		hp_open(&h, case_tos(0), 4, 0);
+	sync_peer("up");
+	if (node == 1) {
+		ASSERT_SYS_OK(pipe(pfd));
+		pid = fork();
+		ASSERT_TRUE(pid >= 0, "fork: %s", rt_errname(errno));
+		if (!pid) {
+			struct sockaddr_in to = peer_port(P_INIT);
+			unsigned char *r;
+			int s;
+
+			close(pfd[0]);
+			s = rds_bound(P_S1, NULL);
+			set_tos(s, case_tos(0));
+			r = mmap(NULL, KILL_MAPS * OWNER_LEN,
+				 PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (r == MAP_FAILED)
+				_exit(1);
+			for (i = 0; i < KILL_MAPS; i++)
+				map_send(s, &to, r + i * OWNER_LEN);
+			if (write(pfd[1], "s", 1) != 1)
+				_exit(1);
+			for (;;)
+				pause();
+		}
+		close(pfd[1]);
+		ASSERT_TRUE(read(pfd[0], &c, 1) == 1,
+			    "the owner did not send its messages");
+		close(pfd[0]);
+		/* Those with credits are out; the next one waits for one. */
+		rt_sleep_ms(500);
+		EXPECT_TRUE(!link_set(dev, "down"), "ip link set %s down", dev);
+		t0 = rt_now_ms();
+		kill(pid, SIGKILL);
+		while (took < 0 && rt_now_ms() - t0 < KILL_MS) {
+			if (waitpid(pid, &st, WNOHANG) == pid)
+				took = rt_now_ms() - t0;
+			else
+				rt_sleep_ms(20);
+		}
+		EXPECT_TRUE(!link_set(dev, "up"), "ip link set %s up", dev);
+		EXPECT_TRUE(took >= 0,
+			    "the killed owner of stalled RDMA_MAP messages was not gone %d ms after SIGKILL with the link down",
+			    KILL_MS);
+		if (took < 0) {
+			/* It goes once the link is back; do not leave it. */
+			t0 = rt_now_ms();
+			while (waitpid(pid, &st, WNOHANG) != pid &&
+			       rt_now_ms() - t0 < SETTLE_MS)
+				rt_sleep_ms(100);
+			rt_diag("the owner went %lld ms after the link came back",
+				rt_now_ms() - t0);
+		} else {
+			rt_diag("the owner went %lld ms after SIGKILL", took);
+		}
+	}
+	sync_peer("killed");
+	if (node == 2)
+		hp_close(&h);
+	link_back(&hc);
+	hc_middle(&hc);
+	hc_end(&hc, -1);
 }
