@@ -47,5 +47,8 @@ bool rds_conn_enqueue_pong(struct rds_conn *conn, struct rds_msg *m);
 void rds_conn_pongs_take(struct rds_conn *conn, struct list_head *list);
 void rds_conn_send_work(struct work_struct *work);
 void rds_conn_ack_probe_work(struct work_struct *work);
+bool rds_conn_msg_is_probe(const struct rds_msg *m);
+void rds_conn_idle_probe(struct rds_conn *conn);
+void rds_conn_mark_used(struct rds_conn *conn);
 
 #endif /* _RDS_ZC_CONN_INTERNAL_H */

@@ -60,17 +60,28 @@ dropped:
  * Context: the transport's receive path, one at a time per connection.
  * Return: 0 when the message was taken (delivered, or dropped as a
  * duplicate or for want of a socket) and may be acknowledged; @m is
- * consumed.  -EBUSY: the receiving socket is over its hard limit (a peer
- * ignoring congestion); -ENOMEM: no memory to queue it now.  In both
- * cases @m was not touched, and the transport keeps it, takes nothing
- * more from the peer, and offers it again later; dropping the connection
- * instead would end every RDMA operation on it.
+ * consumed.  -ESHUTDOWN: the reaper is taking the connection
+ * (rds_conn_reapable()); @m is consumed, not acknowledged, and the
+ * transport must drop the connection, so that the peer sends it again.
+ * -EBUSY: the receiving socket is over its hard limit (a peer ignoring
+ * congestion); -ENOMEM: no memory to queue it now.  In both cases @m was
+ * not touched, and the transport keeps it, takes nothing more from the
+ * peer, and offers it again later; dropping the connection instead would
+ * end every RDMA operation on it.
  */
 int rds_zc_conn_recv(struct rds_conn *conn, struct rds_msg *m)
 {
 	struct rds_incoming *inc;
 	int ret;
 
+	/* A probe is not use: two idle peers' probes would keep both. */
+	if (m->dport || m->sport)
+		rds_conn_mark_used(conn);
+	smp_mb();	/* the mark, then the bit (rds_conn_reapable()) */
+	if (test_bit(RDS_CONN_REAPING, &conn->flags)) {
+		rds_msg_put(m);
+		return -ESHUTDOWN;	/* not acknowledged: sent again, elsewhere */
+	}
 	if (m->seq < conn->next_rx_seq && (m->flags & RDS_FLAG_RETRANSMITTED)) {
 		trace_rds_conn_recv(conn, m->seq, m->len, m->flags);
 		rds_stat_inc(RDS_STAT_RECV_DUP);

@@ -138,6 +138,28 @@ void rds_conn_pongs_take(struct rds_conn *conn, struct list_head *list)
 	conn->pongs = 0;
 }
 
+/*
+ * A socket queued a message on @conn, or @conn received one: it is not
+ * idle (connection.h), and a probe sent for its idleness no longer
+ * counts.  Written only when it changes: this is every message's path.
+ */
+void rds_conn_mark_used(struct rds_conn *conn)
+{
+	unsigned long now = jiffies;
+
+	if (READ_ONCE(conn->last_used) != now)
+		WRITE_ONCE(conn->last_used, now);
+	if (test_bit(RDS_CONN_IDLE_PROBED, &conn->flags))
+		clear_bit(RDS_CONN_IDLE_PROBED, &conn->flags);
+}
+
+/* An ACK probe: from port 0 to port 0, of no socket (wire 5.3). */
+bool rds_conn_msg_is_probe(const struct rds_msg *m)
+{
+	return !m->rs && !m->sport && !m->dport &&
+	       !(m->flags & RDS_FLAG_CONG_BITMAP);
+}
+
 /* Each message of @list leaves its connection for good. */
 void rds_conn_msgs_done(struct list_head *list)
 {
@@ -288,6 +310,29 @@ static void rds_conn_push(struct rds_conn *conn)
 	}
 }
 
+/**
+ * rds_conn_idle_probe() - an idle connection asks its last ACK
+ * @conn: an idle connection that is up and received something, nothing
+ *	queued
+ *
+ * The reaper's first step (connection.h): an ACK probe, whose header
+ * carries our ACK of everything received and whose acknowledgment says
+ * the peer has it.  RDS_CONN_IDLE_PROBED says it went; any use clears it
+ * (rds_conn_mark_used()).  Context: any; under RCU from the reaper.
+ */
+void rds_conn_idle_probe(struct rds_conn *conn)
+{
+	struct rds_msg *m = rds_msg_alloc(1, GFP_ATOMIC | __GFP_ZERO);
+
+	if (!m)
+		return;	/* the reaper asks again */
+	m->flags = RDS_FLAG_ACK_REQUIRED;
+	set_bit(RDS_CONN_IDLE_PROBED, &conn->flags);
+	rds_conn_enqueue(conn, m);
+	rds_stat_inc(RDS_STAT_SEND_ACK_PROBE);
+	queue_work(rds_conn_wq, &conn->send_w);
+}
+
 /*
  * The ACK probe (wire 5.3): the newest message sent went out without
  * ACK_REQUIRED and nothing acknowledged it for RDS_ACK_PROBE_DELAY, so
@@ -405,6 +450,7 @@ EXPORT_SYMBOL_GPL(rds_zc_conn_kick);
  */
 int rds_conn_queue(struct rds_conn *conn, struct rds_msg *m)
 {
+	rds_conn_mark_used(conn);
 	rds_conn_enqueue(conn, m);
 	rds_conn_push(conn);
 	return 0;

@@ -188,17 +188,24 @@ void rds_conn_shutdown_work(struct work_struct *work)
 	 * Not a message with an RDMA operation, which may have run: it
 	 * ends as dropped (wire 9), unless it was reported already.  Not
 	 * one whose socket is closed either (rds_conn_cancel()), nor a
-	 * pong: its ping came to the incarnation that is going.
+	 * pong: its ping came to the incarnation that is going.  Not an
+	 * ACK probe, sent or not: every retransmission asks for the ACK
+	 * anyway, and a probe alone would reconnect, forever, to a peer
+	 * that went away (the reaper frees a connection only once nothing
+	 * is queued).
 	 */
 	spin_lock_bh(&conn->lock);
 	rds_conn_pongs_take(conn, &dropped);
 	list_for_each_entry_safe(m, tmp, &conn->retrans, conn_item) {
-		if (m->op || rds_conn_msg_orphan(m))
+		if (m->op || rds_conn_msg_orphan(m) || rds_conn_msg_is_probe(m))
 			list_move_tail(&m->conn_item, &dropped);
 		else
 			m->flags |= RDS_FLAG_RETRANSMITTED |
 				    RDS_FLAG_ACK_REQUIRED;
 	}
+	list_for_each_entry_safe(m, tmp, &conn->send_queue, conn_item)
+		if (rds_conn_msg_is_probe(m))
+			list_move_tail(&m->conn_item, &dropped);
 	list_splice_init(&conn->retrans, &conn->send_queue);
 	pending = !list_empty(&conn->send_queue);
 	spin_unlock_bh(&conn->lock);

@@ -6,7 +6,13 @@
  * conn_recv.c and the RDS_INFO rows in conn_info.c.
  *
  * Locking: rds_conn_lock protects the connection hash and list for
- * writers; readers walk them under RCU.  A connection is freed only by
+ * writers, and the counts of connections (rds_conn_total and the table
+ * of peers, rds_conn_peers, with each peer's count) for readers and
+ * writers alike; readers walk the hash and list under RCU, and
+ * rds_zc_conn_get() peeks at the counts under RCU before it allocates
+ * anything (a peer is freed after a grace period).  Only making and
+ * freeing a connection takes the lock: a lookup, the path of every
+ * message, does not.  A connection is freed only by
  * rds_conn_destroy_all() or by the reaper, after a grace period, and
  * rds_conn_reap_mutex keeps the two apart, so that a transport is never
  * unregistered while the reaper still destroys one of its connections.
@@ -35,6 +41,22 @@ static DEFINE_SPINLOCK(rds_conn_lock);	/* writers of hash and list */
 
 struct workqueue_struct *rds_conn_wq;
 const struct rds_conn_upcalls *rds_conn_up;
+
+/*
+ * A remote address (in a namespace) and how many connections name it,
+ * for net.rds.conn_max_per_peer.  Lives while it has one, under
+ * rds_conn_lock; freed after a grace period.
+ */
+struct rds_conn_peer {
+	struct hlist_node node;		/* in rds_conn_peers */
+	const struct net *net;		/* compared only */
+	struct in6_addr faddr;
+	unsigned int	conns;
+	struct rcu_head	rcu;
+};
+
+static struct hlist_head rds_conn_peers[1 << RDS_CONN_HASH_BITS];
+static unsigned int rds_conn_total;	/* connections in the table */
 
 static void rds_conn_reap_work(struct work_struct *work);
 static DECLARE_DELAYED_WORK(rds_conn_reap_w, rds_conn_reap_work);
@@ -69,6 +91,99 @@ static struct rds_conn *rds_conn_find(const struct net *net,
 	return NULL;
 }
 
+static struct hlist_head *rds_conn_peer_bucket(const struct net *net,
+					       const struct in6_addr *faddr)
+{
+	return &rds_conn_peers[hash_32(rds_addr_hash(faddr, net_hash_mix(net)),
+				       RDS_CONN_HASH_BITS)];
+}
+
+/* Caller holds rcu_read_lock() or rds_conn_lock. */
+static struct rds_conn_peer *rds_conn_peer_find(const struct net *net,
+						const struct in6_addr *faddr)
+{
+	struct rds_conn_peer *peer;
+
+	hlist_for_each_entry_rcu(peer, rds_conn_peer_bucket(net, faddr), node,
+				 lockdep_is_held(&rds_conn_lock)) {
+		if (peer->net == net && ipv6_addr_equal(&peer->faddr, faddr))
+			return peer;
+	}
+	return NULL;
+}
+
+/*
+ * Whether one more connection to @faddr would pass net.rds.conn_max and
+ * conn_max_per_peer.  Under RCU it is a hint, taken before a connection
+ * is allocated; under rds_conn_lock the answer.
+ */
+static bool rds_conn_over_limit(const struct net *net,
+				const struct in6_addr *faddr)
+{
+	const struct rds_conn_peer *peer = rds_conn_peer_find(net, faddr);
+
+	return READ_ONCE(rds_conn_total) >= rds_sysctl_conn_max() ||
+	       (peer && READ_ONCE(peer->conns) >= rds_sysctl_conn_max_per_peer());
+}
+
+/*
+ * A refused connection: counted and logged.  Every one counts; the log
+ * is rate limited, for a peer may ask for thousands.
+ */
+static struct rds_conn *rds_conn_refuse(const struct in6_addr *laddr,
+					const struct in6_addr *faddr, u8 tos)
+{
+	rds_stat_inc(RDS_STAT_CONN_REFUSED_LIMIT);
+	pr_info_ratelimited("rds_zc: refused a connection %pI6c to %pI6c, TOS %u: net.rds.conn_max (%u) or conn_max_per_peer (%u) reached\n",
+			    laddr, faddr, tos, rds_sysctl_conn_max(),
+			    rds_sysctl_conn_max_per_peer());
+	return ERR_PTR(-ECONNREFUSED);
+}
+
+/*
+ * Count @conn in the table: its peer's entry (@spare, allocated by the
+ * caller, becomes it if there is none yet; *@spare is cleared then) and
+ * the total.  Caller holds rds_conn_lock.  Return: false if a limit is
+ * reached, and nothing was counted.
+ */
+static bool rds_conn_charge(struct rds_conn *conn,
+			    struct rds_conn_peer **spare)
+{
+	struct rds_conn_peer *peer;
+
+	lockdep_assert_held(&rds_conn_lock);
+	if (rds_conn_over_limit(conn->net, &conn->faddr))
+		return false;
+	peer = rds_conn_peer_find(conn->net, &conn->faddr);
+	if (!peer) {
+		peer = *spare;
+		*spare = NULL;
+		peer->net = conn->net;
+		peer->faddr = conn->faddr;
+		hlist_add_head_rcu(&peer->node,
+				   rds_conn_peer_bucket(conn->net, &conn->faddr));
+	}
+	WRITE_ONCE(peer->conns, peer->conns + 1);
+	WRITE_ONCE(rds_conn_total, rds_conn_total + 1);
+	conn->peer = peer;
+	return true;
+}
+
+/* @conn leaves the table.  Caller holds rds_conn_lock. */
+static void rds_conn_uncharge(struct rds_conn *conn)
+{
+	struct rds_conn_peer *peer = conn->peer;
+
+	lockdep_assert_held(&rds_conn_lock);
+	WRITE_ONCE(rds_conn_total, rds_conn_total - 1);
+	WRITE_ONCE(peer->conns, peer->conns - 1);
+	if (!peer->conns) {
+		hlist_del_rcu(&peer->node);
+		kfree_rcu(peer, rcu);
+	}
+	conn->peer = NULL;
+}
+
 /**
  * rds_zc_conn_get() - find or create the connection for an address pair
  * @net: namespace
@@ -78,30 +193,46 @@ static struct rds_conn *rds_conn_find(const struct net *net,
  * @dev_if: the interface of a link-local pair (addr.h), else 0
  * @trans: the transport that carries it; used only when creating
  *
+ * A new connection is made only while there are fewer than
+ * net.rds.conn_max in all and fewer than net.rds.conn_max_per_peer to
+ * @faddr; else it is refused, counted (conn_refused_limit) and logged.
+ *
  * Context: process context, may sleep.
  * Return: the connection with a reference the caller gives back with
- * rds_zc_conn_put(), or an ERR_PTR: -ENOMEM, or the transport's error.
+ * rds_zc_conn_put(), or an ERR_PTR: -ECONNREFUSED at a limit, -ENOMEM,
+ * or the transport's error.
  */
 struct rds_conn *rds_zc_conn_get(struct net *net, const struct in6_addr *laddr,
 				 const struct in6_addr *faddr, u8 tos,
 				 u32 dev_if, const struct rds_transport *trans)
 {
+	struct rds_conn_peer *spare;
 	struct rds_conn *conn, *new;
+	bool over;
 	int ret = -ENOMEM;
 
 	rcu_read_lock();
 	conn = rds_conn_find(net, laddr, faddr, tos, dev_if);
 	if (conn && !refcount_inc_not_zero(&conn->users))
 		conn = NULL;	/* being reaped: make a new one */
+	/* Before a ring of megabytes is allocated to be freed again. */
+	over = !conn && rds_conn_over_limit(net, faddr);
 	rcu_read_unlock();
 	if (conn)
 		return conn;
 	if (!trans->xmit)
 		return ERR_PTR(-ENETUNREACH);
+	if (over)
+		return rds_conn_refuse(laddr, faddr, tos);
 
-	new = kzalloc(sizeof(*new), GFP_KERNEL);
-	if (!new)
+	spare = kzalloc(sizeof(*spare), GFP_KERNEL_ACCOUNT);
+	if (!spare)
 		return ERR_PTR(-ENOMEM);
+	new = kzalloc(sizeof(*new), GFP_KERNEL);
+	if (!new) {
+		kfree(spare);
+		return ERR_PTR(-ENOMEM);
+	}
 	new->net = net;
 	new->laddr = *laddr;
 	new->faddr = *faddr;
@@ -111,6 +242,7 @@ struct rds_conn *rds_zc_conn_get(struct net *net, const struct in6_addr *laddr,
 	new->trans = trans;
 	refcount_set(&new->users, 2);	/* the table's and the caller's */
 	new->down_since = jiffies;
+	new->last_used = jiffies;
 	atomic_set(&new->state, RDS_CONN_DOWN);
 	spin_lock_init(&new->lock);
 	INIT_LIST_HEAD(&new->send_queue);
@@ -135,16 +267,18 @@ struct rds_conn *rds_zc_conn_get(struct net *net, const struct in6_addr *laddr,
 
 	spin_lock_bh(&rds_conn_lock);
 	conn = rds_conn_find(net, laddr, faddr, tos, dev_if);
-	if (!conn) {
+	if (conn) {
+		refcount_inc(&conn->users);	/* hashed: at least 1 */
+	} else if (rds_conn_charge(new, &spare)) {
 		hlist_add_head_rcu(&new->hash_node,
 				   rds_conn_bucket(net, laddr, faddr, tos));
 		list_add_tail_rcu(&new->all_item, &rds_conn_list);
 		conn = new;
 		new = NULL;
-	} else {
-		refcount_inc(&conn->users);	/* hashed: at least 1 */
 	}
 	spin_unlock_bh(&rds_conn_lock);
+	kfree(spare);	/* NULL if it became the peer's entry */
+	spare = NULL;
 	if (!new) {
 		rds_stat_inc(RDS_STAT_CONN_CREATED);
 		trace_rds_conn_state(conn, laddr, faddr, tos, -1,
@@ -158,7 +292,10 @@ out_maps:
 	rds_cong_map_put(new->lmap);
 	mutex_destroy(&new->work_mutex);
 	kfree(new);
-	return ret ? ERR_PTR(ret) : conn;
+	kfree(spare);
+	if (ret)
+		return ERR_PTR(ret);
+	return conn ?: rds_conn_refuse(laddr, faddr, tos);
 }
 EXPORT_SYMBOL_GPL(rds_zc_conn_get);
 
@@ -282,6 +419,7 @@ static unsigned int rds_conn_remove(bool (*pick)(struct rds_conn *conn,
 			continue;
 		hlist_del_rcu(&conn->hash_node);
 		list_add_tail(&conn->dead_item, &dead);
+		rds_conn_uncharge(conn);
 	}
 	list_for_each_entry(conn, &dead, dead_item)
 		list_del_rcu(&conn->all_item);
@@ -317,41 +455,125 @@ void rds_conn_destroy_all(const struct rds_transport *trans)
 	mutex_unlock(&rds_conn_reap_mutex);
 }
 
+/* The reaper's idle times, in jiffies; 0: that kind is kept. */
+struct rds_conn_reap_args {
+	unsigned long down;	/* net.rds.conn_reap_ms */
+	unsigned long idle;	/* net.rds.conn_idle_ms */
+	unsigned int *idle_n;	/* out: how many were taken for idleness */
+};
+
+/* Nothing queued, nothing waiting for an ACK.  Caller holds no conn->lock. */
+static bool rds_conn_empty(struct rds_conn *conn)
+{
+	bool empty;
+
+	spin_lock_bh(&conn->lock);
+	empty = list_empty(&conn->send_queue) && list_empty(&conn->retrans);
+	spin_unlock_bh(&conn->lock);
+	return empty;
+}
+
+/* Neither used nor holding anything for @idle jiffies (connection.h). */
+static bool rds_conn_idle(struct rds_conn *conn, unsigned long idle)
+{
+	int state = rds_conn_state(conn);
+
+	return idle && (state == RDS_CONN_DOWN || state == RDS_CONN_UP) &&
+	       !READ_ONCE(conn->xmit_msg) &&
+	       !test_bit(RDS_CONN_RECONNECT_PENDING, &conn->flags) &&
+	       time_after_eq(jiffies, READ_ONCE(conn->last_used) + idle);
+}
+
 /*
- * Down for conn_reap_ms with nothing to send, nothing waiting for an ACK
- * and nothing ever received (connection.h), and nobody holds it: then the
- * table's reference is taken (users from 1 to 0), so that no lookup can
- * take one any more.  @arg: the idle time, in jiffies.  Caller holds
- * rds_conn_lock.
+ * Whether the reaper may take @conn now (connection.h):
+ *  - down for conn_reap_ms with nothing ever received; or
+ *  - idle for conn_idle_ms, and if it is up and received anything, after
+ *    its ACK probe (rds_conn_idle_probe()) was acknowledged.
+ * Either way nothing queued, nothing waiting for an ACK, and nobody holds
+ * it: then the table's reference is taken (users from 1 to 0), so that no
+ * lookup can take one any more.  Caller holds rds_conn_lock.
+ *
+ * A message the transport hands up meanwhile (rds_zc_conn_recv()) marks
+ * the connection used and then looks for RDS_CONN_REAPING; this sets
+ * the bit and then looks at the mark again.  Either it sees the mark and
+ * keeps the connection, or the receive path sees the bit and refuses
+ * the message unacknowledged, for the peer to send again: a message is
+ * never delivered on a connection that is then freed without its ACK.
  */
 static bool rds_conn_reapable(struct rds_conn *conn, const void *arg)
 {
-	unsigned long idle = *(const unsigned long *)arg;
-	bool empty;
+	const struct rds_conn_reap_args *a = arg;
+	bool down_unused = a->down && rds_conn_state(conn) == RDS_CONN_DOWN &&
+			   !READ_ONCE(conn->next_rx_seq) &&
+			   !READ_ONCE(conn->xmit_msg) &&
+			   !test_bit(RDS_CONN_RECONNECT_PENDING, &conn->flags) &&
+			   time_after_eq(jiffies,
+					 READ_ONCE(conn->down_since) + a->down);
+	bool idle = !down_unused && rds_conn_idle(conn, a->idle);
 
-	if (rds_conn_state(conn) != RDS_CONN_DOWN ||
-	    READ_ONCE(conn->next_rx_seq) || READ_ONCE(conn->xmit_msg) ||
-	    test_bit(RDS_CONN_RECONNECT_PENDING, &conn->flags) ||
-	    time_before(jiffies, READ_ONCE(conn->down_since) + idle))
+	if (!down_unused && !idle)
 		return false;
-	spin_lock(&conn->lock);
-	empty = list_empty(&conn->send_queue) && list_empty(&conn->retrans);
-	spin_unlock(&conn->lock);
-	return empty && refcount_dec_if_one(&conn->users);
+	if (idle && rds_conn_state(conn) == RDS_CONN_UP &&
+	    READ_ONCE(conn->next_rx_seq) &&
+	    !test_bit(RDS_CONN_IDLE_PROBED, &conn->flags))
+		return false;	/* its probe goes first */
+	if (!rds_conn_empty(conn))
+		return false;
+	set_bit(RDS_CONN_REAPING, &conn->flags);
+	smp_mb__after_atomic();	/* the bit, then the mark (see above) */
+	if ((idle && !rds_conn_idle(conn, a->idle)) ||
+	    !refcount_dec_if_one(&conn->users)) {
+		clear_bit(RDS_CONN_REAPING, &conn->flags);
+		return false;
+	}
+	if (idle)
+		(*a->idle_n)++;
+	return true;
 }
 
-/* The reaper: every half conn_reap_ms, between 100 ms and 10 s. */
+/*
+ * Before an idle connection that is up and received something is
+ * reaped: our ACK probe carries our ACK of everything received to the
+ * peer, and its acknowledgment says the peer has it.  Caller holds
+ * rds_conn_reap_mutex, so none of them is destroyed meanwhile.
+ */
+static void rds_conn_probe_idle(unsigned long idle)
+{
+	struct rds_conn *conn;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(conn, &rds_conn_list, all_item) {
+		if (rds_conn_state(conn) != RDS_CONN_UP ||
+		    !READ_ONCE(conn->next_rx_seq) ||
+		    test_bit(RDS_CONN_IDLE_PROBED, &conn->flags) ||
+		    !rds_conn_idle(conn, idle) || !rds_conn_empty(conn))
+			continue;
+		rds_conn_idle_probe(conn);
+	}
+	rcu_read_unlock();
+}
+
+/* The reaper: every half of the shorter idle time, between 100 ms and 10 s. */
 static void rds_conn_reap_work(struct work_struct *work)
 {
-	unsigned int ms = rds_sysctl_conn_reap_ms();
-	unsigned long idle = msecs_to_jiffies(ms);
-	unsigned int n;
+	unsigned int down_ms = rds_sysctl_conn_reap_ms();
+	unsigned int idle_ms = rds_sysctl_conn_idle_ms();
+	unsigned int ms = min_not_zero(down_ms, idle_ms);
+	unsigned int n, idle_n = 0;
+	struct rds_conn_reap_args a = {
+		.down = msecs_to_jiffies(down_ms),
+		.idle = msecs_to_jiffies(idle_ms),
+		.idle_n = &idle_n,
+	};
 
 	if (ms) {
 		mutex_lock(&rds_conn_reap_mutex);
-		n = rds_conn_remove(rds_conn_reapable, &idle);
+		n = rds_conn_remove(rds_conn_reapable, &a);
+		if (a.idle)
+			rds_conn_probe_idle(a.idle);
 		mutex_unlock(&rds_conn_reap_mutex);
 		rds_stat_add(RDS_STAT_CONN_REAPED, n);
+		rds_stat_add(RDS_STAT_CONN_REAPED_IDLE, idle_n);
 	}
 	queue_delayed_work(rds_conn_wq, &rds_conn_reap_w,
 			   clamp(msecs_to_jiffies(ms / 2), HZ / 10, 10UL * HZ));

@@ -5,11 +5,25 @@
  *
  * A struct rds_conn exists for each (net, laddr, faddr, tos, dev_if) that has
  * been used, from its first use until its transport is unregistered, so
- * that sequence numbers survive reconnects; or until it is reaped: one
- * that stayed down for net.rds.conn_reap_ms with nothing to send, nothing
- * waiting for an ACK and nothing ever received (so that no sequence
- * number is forgotten that a peer's retransmission could need) is freed,
- * so that connections to hosts that never answer do not pile up.  It carries every message to
+ * that sequence numbers survive reconnects; or until it is reaped:
+ *  - one that stayed down for net.rds.conn_reap_ms with nothing to send,
+ *    nothing waiting for an ACK and nothing ever received is freed, so
+ *    that connections to hosts that never answer do not pile up;
+ *  - one that nobody used (no message queued by a socket, none received)
+ *    for net.rds.conn_idle_ms, with nothing to send and nothing waiting
+ *    for an ACK, is freed whatever it received, so that a peer cannot
+ *    keep a receive ring for every TOS value and address it ever named.
+ *    One that is up and received something first sends the peer an ACK
+ *    probe, which carries our ACK of everything received, and goes only
+ *    once the peer acknowledged the probe and both stayed idle: the peer
+ *    then holds none of our deliveries for retransmission, and a later
+ *    message makes a new connection.  One that went down with the peer
+ *    away is freed as it is: a peer that stays away longer than
+ *    conn_idle_ms with messages we delivered and it did not see
+ *    acknowledged would have them delivered again when it comes back
+ *    (connection.c).
+ * net.rds.conn_max and conn_max_per_peer bound how many exist; a request
+ * for one more is refused (rds_zc_conn_get()).  It carries every message to
  * its peer exactly once and in order: a message takes the next sequence
  * number when it is queued, moves from send_queue to retrans when the
  * transport picks it, and is freed when the peer acknowledges it.  When
@@ -66,6 +80,7 @@ struct rds_msg;
 struct rds_sock;
 struct rds_transport;
 struct rds_cong_map;
+struct rds_conn_peer;
 struct rds6_info_connection;
 struct rds6_info_rdma_connection;
 struct rds6_info_message;
@@ -93,6 +108,8 @@ enum {
 	RDS_CONN_DEAD,			/* being destroyed: no more work */
 	RDS_CONN_RACE_REFUSED,		/* this attempt refused the peer's */
 	RDS_CONN_RACE_YIELD_NEXT,	/* the peer does not yield: we do */
+	RDS_CONN_IDLE_PROBED,	/* idle: our ACK probe went out (reaper) */
+	RDS_CONN_REAPING,	/* the reaper is taking it: take nothing in */
 };
 
 struct rds_conn {
@@ -112,6 +129,9 @@ struct rds_conn {
 	struct list_head dead_item;	/* unhashed, waiting to be destroyed */
 	refcount_t	users;		/* see the top of this file */
 	unsigned long	down_since;	/* jiffies when it last went DOWN */
+	/* jiffies of the last message queued by a socket or received */
+	unsigned long	last_used;
+	struct rds_conn_peer *peer;	/* its remote address's count */
 	atomic_t	state;		/* enum rds_conn_state */
 	unsigned long	flags;		/* RDS_CONN_* bits, atomic */
 

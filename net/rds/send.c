@@ -277,7 +277,9 @@ out:
  * destination port is congested and MSG_DONTWAIT is set, -ETIMEDOUT when
  * SO_SNDTIMEO ran out, -EINTR/-ERESTARTSYS on a signal, -ENETUNREACH for
  * a destination no transport reaches, -EAGAIN when the send buffer is
- * full and MSG_DONTWAIT is set.
+ * full and MSG_DONTWAIT is set, -ECONNREFUSED when the message needs a
+ * new connection and net.rds.conn_max or conn_max_per_peer is reached
+ * (connection.c).
  */
 int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 {

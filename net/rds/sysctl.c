@@ -13,6 +13,12 @@
  *  conn_reap_ms		a connection down this long with nothing queued
  *				and nothing ever received is freed (60000;
  *				0: never)
+ *  conn_idle_ms		a connection neither used nor holding anything
+ *				this long is freed, whatever it received
+ *				(600000; 0: never; connection.h)
+ *  conn_max			connections at most, all peers together (1024)
+ *  conn_max_per_peer		connections at most to one remote address, its
+ *				TOS values and our addresses together (64)
  */
 #include <linux/sysctl.h>
 #include <net/net_namespace.h>
@@ -26,6 +32,9 @@ unsigned int rds_sysctl_max_unacked_bytes_val = 16 << 20;
 unsigned int rds_sysctl_unacked_timeout_ms_val = 10 * 1000;
 unsigned int rds_sysctl_ping_enable_val = 1;
 unsigned int rds_sysctl_conn_reap_ms_val = 60 * 1000;
+unsigned int rds_sysctl_conn_idle_ms_val = 600 * 1000;
+unsigned int rds_sysctl_conn_max_val = 1024;
+unsigned int rds_sysctl_conn_max_per_peer_val = 64;
 
 static unsigned int rds_sysctl_zero;
 static unsigned int rds_sysctl_one = 1;
@@ -76,6 +85,27 @@ static struct ctl_table rds_sysctl_table[] = {
 	{
 		.procname	= "conn_reap_ms",
 		.data		= &rds_sysctl_conn_reap_ms_val,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec,
+	},
+	{
+		.procname	= "conn_idle_ms",
+		.data		= &rds_sysctl_conn_idle_ms_val,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec,
+	},
+	{
+		.procname	= "conn_max",
+		.data		= &rds_sysctl_conn_max_val,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec,
+	},
+	{
+		.procname	= "conn_max_per_peer",
+		.data		= &rds_sysctl_conn_max_per_peer_val,
 		.maxlen		= sizeof(unsigned int),
 		.mode		= 0644,
 		.proc_handler	= proc_douintvec,

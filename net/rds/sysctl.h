@@ -14,6 +14,9 @@ extern unsigned int rds_sysctl_max_unacked_bytes_val;
 extern unsigned int rds_sysctl_unacked_timeout_ms_val;
 extern unsigned int rds_sysctl_ping_enable_val;
 extern unsigned int rds_sysctl_conn_reap_ms_val;
+extern unsigned int rds_sysctl_conn_idle_ms_val;
+extern unsigned int rds_sysctl_conn_max_val;
+extern unsigned int rds_sysctl_conn_max_per_peer_val;
 
 /* Answer pings (wire 10.1); 1 by default, as the distribution's. */
 static inline bool rds_sysctl_ping_enable(void)
@@ -49,6 +52,21 @@ static inline unsigned int rds_sysctl_max_unacked_bytes(void)
 static inline unsigned int rds_sysctl_conn_reap_ms(void)
 {
 	return READ_ONCE(rds_sysctl_conn_reap_ms_val);
+}
+
+static inline unsigned int rds_sysctl_conn_idle_ms(void)
+{
+	return READ_ONCE(rds_sysctl_conn_idle_ms_val);
+}
+
+static inline unsigned int rds_sysctl_conn_max(void)
+{
+	return READ_ONCE(rds_sysctl_conn_max_val);
+}
+
+static inline unsigned int rds_sysctl_conn_max_per_peer(void)
+{
+	return READ_ONCE(rds_sysctl_conn_max_per_peer_val);
 }
 
 int rds_sysctl_init(void);

@@ -479,6 +479,9 @@ static const struct counter_desc reconnect_counters[] = {
 	{ "conn_race_refuse", "connect races refused" },
 	{ "conn_race_refused", "connect races the peer refused too" },
 	{ "ib_conn_refused_addr", "IB connects refused: address" },
+	{ "conn_refused_limit", "connections refused: conn_max*" },
+	{ "conn_reaped", "connections reaped" },
+	{ "conn_reaped_idle", "of those, idle ones that had been used" },
 };
 
 static const struct counter_group groups[] = {

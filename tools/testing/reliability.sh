@@ -21,7 +21,9 @@
 # The table is read from what the programs print anyway: the "# *_diag"
 # lines (rds_stream's stream_diag and rds_rdma_load's load_diag in the
 # guests' faults/ and storm/ folders; fault_diag, leak_diag, hostile_diag,
-# bound_diag and fuzz_diag in their output.txt), the TAP results as vm-run.sh --judge
+# bound_diag, connlimit_diag (rds_hostile's conn_limit: the connect
+# requests and sends node 1 refused at net.rds.conn_max*) and fuzz_diag
+# in their output.txt), the TAP results as vm-run.sh --judge
 # counts them, and the guests' kernel logs (scan-kernel-log.sh: every
 # oops, BUG, WARNING, KASAN, lockdep, RCU stall or hung task report; lines
 # less than 30 lines apart in one log count as one report).  Each row says
@@ -229,6 +231,8 @@ parse() {
 	row faults "SIGKILLs with RDMAs in flight" "$(all_out | diag fault sum n kind=sigkill)" "> 0"
 	row faults "hostile-peer connect requests" "$(all_out | diag hostile count n)" "> 0"
 	row faults "hostile-peer frames" "$(all_out | diag hostile sum frames)" "> 0"
+	row faults "hostile-peer connections refused (conn_max*)" \
+		"$(all_out | diag connlimit sum refused)" "> 0"
 	read -r o s f < <(prog_results rds_hostile "${res}/guest1/output.txt" 2>/dev/null || echo "0 0 0")
 	row faults "hostile-peer cases passed" "$o" "> 0"
 

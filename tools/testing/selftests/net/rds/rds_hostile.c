@@ -79,6 +79,17 @@
  *	sends the pongs it held, no more, and answers a later ping.
  *	Skipped where node 1 runs the distribution, which answers every
  *	ping without bound.
+ *  conn_limit: requests on new TOS values beyond node 1's per-peer limit
+ *	(net.rds.conn_max_per_peer, set to what exists and two) and its
+ *	total (conn_max) are refused and counted (conn_refused_limit); a
+ *	local send that needs a new connection fails with ECONNREFUSED;
+ *	the connections taken and the honest one keep working.
+ *  conn_idle_reap: with net.rds.conn_idle_ms at 2 s, a hostile QP that
+ *	sent a message and then only acknowledges gets node 1's ACK probe
+ *	(carrying node 1's ACK of the message) and is then dropped and
+ *	counted (conn_reaped_idle); one holding a message node 1 sent and
+ *	never acknowledged stays.  Both skipped where node 1 runs the
+ *	distribution, which has neither limit nor reaping.
  *
  * After every case: the honest kernel connection still carries messages
  * both ways (also while the hostile QP is still there), node 1's QPs less
@@ -126,6 +137,8 @@ static const struct rt_case cases[] = {
 	RT_CASE(flood_zero, 300),
 	RT_CASE(flood_one, 300),
 	RT_CASE(ping_flood, 180),
+	RT_CASE(conn_limit, 180),
+	RT_CASE(conn_idle_reap, 180),
 };
 
 int main(int argc, char **argv)

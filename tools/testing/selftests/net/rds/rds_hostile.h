@@ -10,6 +10,7 @@
  *   rds_hostile_frames.c	checksums, lengths, credits, ACKs
  *   rds_hostile_keys.c		extension headers, keys, close_unacked
  *   rds_hostile_flood.c	floods that ignore congestion or credits
+ *   rds_hostile_conns.c	how many connections a peer makes us hold
  */
 #ifndef RDS_HOSTILE_H
 #define RDS_HOSTILE_H
@@ -230,5 +231,9 @@ void test_kill_stalled(void);
 void test_flood_zero(void);
 void test_flood_one(void);
 void test_ping_flood(void);
+
+/* rds_hostile_conns.c */
+void test_conn_limit(void);
+void test_conn_idle_reap(void);
 
 #endif /* RDS_HOSTILE_H */
