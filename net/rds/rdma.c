@@ -47,6 +47,7 @@ void rds_rdma_sock_init(struct rds_sock *rs)
 	atomic_set(&rs->mr_releasing, 0);
 	init_waitqueue_head(&rs->mr_wait);
 	INIT_LIST_HEAD(&rs->notify_queue);
+	atomic_set(&rs->note_mem, 0);
 	rds_defer_sock_init(rs);
 	rds_op_sock_init(rs);
 }
@@ -74,8 +75,10 @@ void rds_rdma_sock_release(struct rds_sock *rs)
 	spin_lock_bh(&rs->recv_lock);
 	list_splice_init(&rs->notify_queue, &notes);
 	spin_unlock_bh(&rs->recv_lock);
-	list_for_each_entry_safe(n, tmp, &notes, item)
+	list_for_each_entry_safe(n, tmp, &notes, item) {
+		rds_rdma_note_uncharge(rs);
 		kfree(n);
+	}
 }
 
 /* ------------------------------------------------ extension headers */
@@ -413,6 +416,7 @@ int rds_rdma_recv_cmsgs(struct rds_sock *rs, struct msghdr *msg)
 		if (ret)
 			continue;	/* back to the queue below */
 		list_del(&n->item);
+		rds_rdma_note_uncharge(rs);
 		kfree(n);
 	}
 	if (!list_empty(&todo)) {

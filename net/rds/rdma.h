@@ -98,6 +98,7 @@ struct rds_rdma_op {
 	bool		notified;	/* status reported; under rs->recv_lock */
 	/* Its notification, allocated with it: the end cannot fail. */
 	struct rds_notifier *note;
+	bool		note_charged;	/* @note counts in rs->note_mem */
 	int		status;		/* first error, RDS_RDMA_* */
 	struct mm_struct *mm;		/* charged for pages (pinned_vm) */
 	unsigned int	charged;	/* pages charged to mm */

@@ -7,7 +7,18 @@
  * or through rds_mr_wq.
  *
  * Locking: rs->recv_lock protects rs->notify_queue and every
- * op->notified.
+ * op->notified and op->note_charged once the operation is handed on.
+ *
+ * Notifications are charged to their socket (rs->note_mem,
+ * RDS_NOTE_CHARGE each) from the moment an operation that may leave one
+ * is built (RDS_RDMA_NOTIFY_ME, or RDS_RECVERR set) until the
+ * application reads it or the socket is released.  An operation that
+ * would take the charge over half of SO_RCVBUF is refused before it
+ * starts: the send fails with ENOBUFS and counts rdma_note_refused, so
+ * that no status is ever lost, and the application reads its
+ * notifications and sends again.  An operation built before RDS_RECVERR
+ * was set is charged when its failure is queued, over the limit if need
+ * be: it is in flight already, so those are bounded by the send buffer.
  */
 #include <linux/errno.h>
 #include <linux/mm.h>
@@ -45,10 +56,39 @@ static void rds_rdma_op_finish(struct rds_deferred *d)
 		atomic64_sub(op->charged, &op->mm->pinned_vm);
 		mmdrop(op->mm);
 	}
+	if (op->note && op->note_charged)
+		rds_rdma_note_uncharge(op->rs);	/* never queued */
 	if (op->rs)
 		sock_put(&op->rs->sk);
 	kfree(op->note);
 	kfree(op);
+}
+
+/*
+ * Charge one notification to @rs; with @limit, only while the charge
+ * stays within half of SO_RCVBUF.  Return: 0 or -ENOBUFS.
+ */
+static int rds_rdma_note_charge(struct rds_sock *rs, bool limit)
+{
+	int mem = atomic_add_return(RDS_NOTE_CHARGE, &rs->note_mem);
+
+	if (limit && mem > rds_sk_rcvbuf(rs)) {
+		atomic_sub(RDS_NOTE_CHARGE, &rs->note_mem);
+		rds_stat_inc(RDS_STAT_RDMA_NOTE_REFUSED);
+		return -ENOBUFS;
+	}
+	return 0;
+}
+
+/**
+ * rds_rdma_note_uncharge() - a charged notification is freed
+ * @rs: its socket
+ *
+ * Context: any.
+ */
+void rds_rdma_note_uncharge(struct rds_sock *rs)
+{
+	atomic_sub(RDS_NOTE_CHARGE, &rs->note_mem);
 }
 
 /**
@@ -109,6 +149,10 @@ void rds_rdma_op_done(struct rds_rdma_op *op, int status)
 		n = op->note;
 		if ((op->notify || (op->status && READ_ONCE(rs->recverr))) &&
 		    n && !rs->dead) {
+			/* The charge goes with it: see the top of the file. */
+			if (!op->note_charged)
+				rds_rdma_note_charge(rs, false);
+			op->note_charged = false;
 			op->note = NULL;	/* the queue's now */
 			n->n.user_token = op->token;
 			n->n.status = op->status;
@@ -207,11 +251,11 @@ static int rds_rdma_op_pin(struct rds_rdma_op *op, const struct rds_iovec *iov,
 static struct rds_rdma_op *rds_op_alloc(u64 cookie, u64 remote, u64 flags,
 					u64 token)
 {
-	struct rds_rdma_op *op = kzalloc(sizeof(*op), GFP_KERNEL);
+	struct rds_rdma_op *op = kzalloc(sizeof(*op), GFP_KERNEL_ACCOUNT);
 
 	if (!op)
 		return NULL;
-	op->note = kzalloc(sizeof(*op->note), GFP_KERNEL);
+	op->note = kzalloc(sizeof(*op->note), GFP_KERNEL_ACCOUNT);
 	if (!op->note) {
 		kfree(op);
 		return NULL;
@@ -228,17 +272,26 @@ static struct rds_rdma_op *rds_op_alloc(u64 cookie, u64 remote, u64 flags,
 }
 
 /*
- * Pin the local side of @op (a WRITE reads the pages, a READ or an
- * atomic writes them) and tie it to @rs.  Return: @op, or an errno with
- * @op freed.
+ * Charge the notification @op may leave (see the top of the file), pin
+ * its local side (a WRITE reads the pages, a READ or an atomic writes
+ * them) and tie it to @rs.  Return: @op, or an errno with @op freed:
+ * -ENOBUFS when @rs holds notifications worth half its SO_RCVBUF.
  */
 static struct rds_rdma_op *rds_op_attach(struct rds_sock *rs,
 					 struct rds_rdma_op *op,
 					 const struct rds_iovec *iov,
 					 unsigned int nr)
 {
-	int ret = rds_rdma_op_pin(op, iov, nr, op->write ? 0 : FOLL_WRITE);
+	bool charge = op->notify || READ_ONCE(rs->recverr);
+	int ret = 0;
 
+	if (charge)
+		ret = rds_rdma_note_charge(rs, true);
+	if (!ret) {
+		ret = rds_rdma_op_pin(op, iov, nr, op->write ? 0 : FOLL_WRITE);
+		if (ret && charge)
+			rds_rdma_note_uncharge(rs);
+	}
 	if (ret) {
 		op->write = true;	/* nothing was written */
 		rds_rdma_op_free(op);
@@ -246,6 +299,7 @@ static struct rds_rdma_op *rds_op_attach(struct rds_sock *rs,
 	}
 	sock_hold(&rs->sk);
 	op->rs = rs;
+	op->note_charged = charge;
 	return op;
 }
 

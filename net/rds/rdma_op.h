@@ -6,6 +6,7 @@
 #ifndef _RDS_ZC_RDMA_OP_H
 #define _RDS_ZC_RDMA_OP_H
 
+#include <linux/cache.h>
 #include <linux/list.h>
 #include <uapi/linux/rds.h>
 
@@ -17,6 +18,14 @@ struct rds_notifier {
 	struct list_head item;		/* on rs->notify_queue */
 	struct rds_rdma_notify n;
 };
+
+/*
+ * What a notification costs its socket (rs->note_mem): the object, its
+ * slab's rounding and a cache line's worth of bookkeeping.
+ */
+#define RDS_NOTE_CHARGE	L1_CACHE_ALIGN(sizeof(struct rds_notifier))
+
+void rds_rdma_note_uncharge(struct rds_sock *rs);
 
 struct rds_rdma_op *rds_rdma_op_build(struct rds_sock *rs,
 				      const struct rds_rdma_args *a);

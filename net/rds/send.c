@@ -279,7 +279,9 @@ out:
  * a destination no transport reaches, -EAGAIN when the send buffer is
  * full and MSG_DONTWAIT is set, -ECONNREFUSED when the message needs a
  * new connection and net.rds.conn_max or conn_max_per_peer is reached
- * (connection.c).
+ * (connection.c), -ENOBUFS also for an RDMA operation whose notification
+ * would take the socket's notifications over half its SO_RCVBUF
+ * (rdma_op.c).
  */
 int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 {

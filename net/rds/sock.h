@@ -93,6 +93,12 @@ struct rds_sock {
 	atomic_t	mr_releasing;	/* MRs whose key is being invalidated */
 	wait_queue_head_t mr_wait;	/* woken when either reaches 0 */
 	struct list_head notify_queue;	/* under recv_lock */
+	/*
+	 * Bytes of notifications charged (rdma_op.c): those queued, and
+	 * those that operations in flight may queue.  At most half of
+	 * SO_RCVBUF when an operation starts (rds_sk_rcvbuf()); atomic.
+	 */
+	atomic_t	note_mem;
 
 	/* Releases deferred to the owner (defer.h), under defer_lock. */
 	spinlock_t	defer_lock;	/* interrupts off */

@@ -62,6 +62,7 @@ static const char * const rds_stat_names[RDS_STAT_NR] = {
 	[RDS_STAT_RDMA_OPS]	= "rdma_ops",
 	[RDS_STAT_ATOMIC_OPS]	= "atomic_ops",
 	[RDS_STAT_RDMA_NOTIFY]	= "rdma_notify_queued",
+	[RDS_STAT_RDMA_NOTE_REFUSED]	= "rdma_note_refused",
 	[RDS_STAT_RDMA_DROPPED]	= "rdma_ops_dropped",
 	[RDS_STAT_RDMA_DONE_SUCCESS]	= "rdma_done_success",
 	[RDS_STAT_RDMA_DONE_REMOTE_ERROR]	= "rdma_done_remote_error",

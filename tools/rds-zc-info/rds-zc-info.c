@@ -465,6 +465,7 @@ static const struct counter_desc rdma_op_counters[] = {
 	{ "rdma_ops_dropped", "ended: dropped with the connection" },
 	{ "rdma_done_other_error", "ended: other error" },
 	{ "rdma_notify_queued", "statuses queued to the socket" },
+	{ "rdma_note_refused", "sends refused: notes over SO_RCVBUF" },
 };
 
 static const struct counter_desc reconnect_counters[] = {

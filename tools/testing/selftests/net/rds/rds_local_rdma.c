@@ -14,9 +14,10 @@
  * Queue to *to a message carrying an RDMA WRITE of buf (RDMA_LEN bytes)
  * with RDS_RDMA_NOTIFY_ME.  Its cookie names no MR anywhere, which does
  * not matter: sent to nobody_addr(), the operation is never posted.
+ * Return: sendmsg()'s.
  */
-static void send_rdma_write(int fd, const struct sockaddr_in *to,
-			    const void *buf, uint64_t token)
+static long try_rdma_write(int fd, const struct sockaddr_in *to,
+			   const void *buf, uint64_t token, int flags)
 {
 	struct rds_iovec local = {
 		.addr = (uintptr_t)buf,
@@ -51,7 +52,13 @@ static void send_rdma_write(int fd, const struct sockaddr_in *to,
 	cm->cmsg_type = RDS_CMSG_RDMA_ARGS;
 	cm->cmsg_len = CMSG_LEN(sizeof(args));
 	memcpy(CMSG_DATA(cm), &args, sizeof(args));
-	ASSERT_EQ(ASSERT_SYS_OK(sendmsg(fd, &msg, 0)), 4);
+	return sendmsg(fd, &msg, flags);
+}
+
+static void send_rdma_write(int fd, const struct sockaddr_in *to,
+			    const void *buf, uint64_t token)
+{
+	ASSERT_EQ(ASSERT_SYS_OK(try_rdma_write(fd, to, buf, token, 0)), 4);
 }
 
 /*
@@ -220,6 +227,94 @@ void test_rdma_note_needs_room(void)
 	EXPECT_EQ(note.status, RDS_RDMA_CANCELED);
 	expect_empty(fd);
 	close(tx);
+	close(fd);
+	free(buf);
+}
+
+#define NOTE_RCVBUF	4096	/* SO_RCVBUF: the kernel doubles it */
+#define NOTE_TRIES	2000
+
+/*
+ * Notifications are charged to their socket: an RDMA operation with
+ * RDS_RDMA_NOTIFY_ME whose notification would take the socket's over
+ * half of SO_RCVBUF (the kernel's doubled value, as for data) fails
+ * with ENOBUFS before it starts, and counts rdma_note_refused.  Nothing
+ * is lost: every operation accepted reports its status, and once the
+ * application read them the next operation goes.  Without the bound a
+ * socket that never reads its notifications holds one for every
+ * operation it ever started.
+ *
+ * Distribution behaviour: no bound; every operation is accepted (until
+ * the send buffer or the locked-memory limit stops them, with EAGAIN or
+ * ENOMEM) and its note queued uncharged, so an application that does not
+ * read them grows kernel memory without limit; the case checks the notes
+ * and reports SKIP.
+ */
+void test_rdma_note_bound(void)
+{
+	struct in_addr nobody = nobody_addr();
+	unsigned char *buf = xmalloc(RDMA_LEN);
+	int fd, n, flags, rcvbuf = NOTE_RCVBUF, sndbuf = 4 << 20;
+	struct rds_rdma_notify note;
+	long long refused, ret = 0;
+	int sent, notes = 0, err = 0;
+	struct sockaddr_in to;
+	socklen_t len = sizeof(rcvbuf);
+
+	fill_pattern(buf, RDMA_LEN, 3);
+	fd = rds_bound(addr_main, 0, NULL);
+	refused = rds_counter(fd, "rdma_note_refused");
+	ASSERT_SYS_OK(setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf,
+				 sizeof(rcvbuf)));
+	ASSERT_SYS_OK(getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, &len));
+	/* Room for every message: the notes, not the buffer, must stop us. */
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &sndbuf,
+		       sizeof(sndbuf)))
+		rt_diag("SO_SNDBUFFORCE: %s", rt_errname(errno));
+	sin_set(&to, nobody, 4000);
+	for (sent = 0; sent < NOTE_TRIES; sent++) {
+		ret = try_rdma_write(fd, &to, buf, RDMA_TOKEN + sent,
+				     MSG_DONTWAIT);
+		if (ret < 0) {
+			err = errno;
+			break;
+		}
+		EXPECT_EQ(ret, 4);
+	}
+	rt_diag("SO_RCVBUF %d: %d operations accepted, then %s", rcvbuf,
+		sent, ret < 0 ? rt_errname(err) : "none refused");
+
+	/* Every operation accepted reports, whatever stopped the rest. */
+	ASSERT_SYS_OK(setsockopt(fd, SOL_RDS, RDS_CANCEL_SENT_TO, &to,
+				 sizeof(to)));
+	while (recv_notes(fd, 4 * NOTE_SPACE, MSG_DONTWAIT, &note, &n,
+			  &flags) >= 0) {
+		EXPECT_EQ(flags & MSG_CTRUNC, 0);
+		notes += n;
+	}
+	EXPECT_EQ(errno, EAGAIN);
+	EXPECT_EQ(notes, sent);
+
+	if (modules_are_distro() && (ret >= 0 || err != ENOBUFS)) {
+		close(fd);
+		free(buf);
+		rt_skip("distribution: %d NOTIFY_ME operations, SO_RCVBUF %d: notes uncharged",
+			sent, rcvbuf);
+	}
+	EXPECT_TRUE(ret < 0 && err == ENOBUFS,
+		    "%d NOTIFY_ME operations accepted with SO_RCVBUF %d, then %s: not ENOBUFS",
+		    sent, rcvbuf, ret < 0 ? rt_errname(err) : "none refused");
+	/* At most half of SO_RCVBUF, 64 bytes or more a note. */
+	EXPECT_TRUE(sent >= 1 && sent <= rcvbuf / 2 / 64,
+		    "%d notes held with SO_RCVBUF %d", sent, rcvbuf);
+	EXPECT_EQ(rds_counter(fd, "rdma_note_refused") - refused, 1);
+
+	/* Read: charged no more, the next operation goes. */
+	EXPECT_EQ(EXPECT_SYS_OK(try_rdma_write(fd, &to, buf, RDMA_TOKEN,
+					       MSG_DONTWAIT)), 4);
+	ASSERT_SYS_OK(setsockopt(fd, SOL_RDS, RDS_CANCEL_SENT_TO, &to,
+				 sizeof(to)));
+	expect_canceled_note(fd, RDMA_TOKEN);
 	close(fd);
 	free(buf);
 }
