@@ -278,6 +278,54 @@ bool rds_cong_test(struct rds_cong_map *map, __be16 port)
 }
 
 /**
+ * rds_cong_map_wait() - wait until a port of a map can take a message
+ * @map: the map of the destination address, referenced by the caller
+ * @port: destination port
+ * @nonblock: fail with -ENOBUFS instead of sleeping
+ * @timeo: in: the sender's timeout; out: what is left of it
+ * @mon: the sender's congestion monitor; a refused port is recorded in it
+ *	 when monitoring is on
+ *
+ * A sender that holds the connection to the destination has its map
+ * (rds_conn.fmap) and needs no lookup.
+ *
+ * Context: process context; sleeps unless @nonblock.
+ * Return: 0 when the port is not congested, -ENOBUFS if @nonblock,
+ * -ETIMEDOUT when @timeo ran out, -EINTR or -ERESTARTSYS on a signal.
+ */
+int rds_cong_map_wait(struct rds_cong_map *map, __be16 port, bool nonblock,
+		      long *timeo, struct rds_cong_monitor *mon)
+{
+	long left;
+
+	if (!rds_cong_test(map, port))
+		return 0;
+
+	if (nonblock) {
+		spin_lock_bh(&rds_cong_mon_lock);
+		if (mon->active)
+			mon->mask |= RDS_CONG_MONITOR_MASK(be16_to_cpu(port));
+		spin_unlock_bh(&rds_cong_mon_lock);
+		/* The port may have cleared before the mask was recorded. */
+		if (!rds_cong_test(map, port))
+			return 0;
+		rds_stat_inc(RDS_STAT_SEND_CONG_ENOBUFS);
+		return -ENOBUFS;
+	}
+
+	rds_stat_inc(RDS_STAT_SEND_CONG_BLOCKED);
+	left = wait_event_interruptible_timeout(map->waitq,
+						!rds_cong_test(map, port),
+						*timeo);
+	if (left < 0)
+		return sock_intr_errno(*timeo);
+	if (!left)
+		return -ETIMEDOUT;
+	*timeo = left;
+	return 0;
+}
+
+/**
  * rds_cong_wait() - wait until a destination port can take a message
  * @net: namespace of the sender
  * @addr: destination address
@@ -287,49 +335,23 @@ bool rds_cong_test(struct rds_cong_map *map, __be16 port)
  * @mon: the sender's congestion monitor; a refused port is recorded in it
  *	 when monitoring is on
  *
+ * An address without a map has no congested port.
+ *
  * Context: process context; sleeps unless @nonblock.
- * Return: 0 when the port is not congested, -ENOBUFS if @nonblock,
- * -ETIMEDOUT when @timeo ran out, -EINTR or -ERESTARTSYS on a signal.
+ * Return: as rds_cong_map_wait().
  */
 int rds_cong_wait(struct net *net, const struct in6_addr *addr, __be16 port,
 		  bool nonblock, long *timeo, struct rds_cong_monitor *mon)
 {
 	struct rds_cong_map *map;
-	long left;
-	int ret = 0;
+	int ret;
 
 	rcu_read_lock();
 	map = rds_cong_find(net, addr);
 	rcu_read_unlock();
 	if (!map)
 		return 0;
-	if (!rds_cong_test(map, port))
-		goto out;
-
-	if (nonblock) {
-		spin_lock_bh(&rds_cong_mon_lock);
-		if (mon->active)
-			mon->mask |= RDS_CONG_MONITOR_MASK(be16_to_cpu(port));
-		spin_unlock_bh(&rds_cong_mon_lock);
-		/* The port may have cleared before the mask was recorded. */
-		if (rds_cong_test(map, port)) {
-			rds_stat_inc(RDS_STAT_SEND_CONG_ENOBUFS);
-			ret = -ENOBUFS;
-		}
-		goto out;
-	}
-
-	rds_stat_inc(RDS_STAT_SEND_CONG_BLOCKED);
-	left = wait_event_interruptible_timeout(map->waitq,
-						!rds_cong_test(map, port),
-						*timeo);
-	if (left < 0)
-		ret = sock_intr_errno(*timeo);
-	else if (!left)
-		ret = -ETIMEDOUT;
-	else
-		*timeo = left;
-out:
+	ret = rds_cong_map_wait(map, port, nonblock, timeo, mon);
 	rds_cong_map_put(map);
 	return ret;
 }

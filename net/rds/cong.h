@@ -45,6 +45,8 @@ void rds_cong_map_copy_le(struct rds_cong_map *map, struct page **pages,
 			  unsigned int nr_pages);
 void rds_cong_map_update_le(struct rds_cong_map *map, struct page **pages,
 			    unsigned int nr_pages);
+int rds_cong_map_wait(struct rds_cong_map *map, __be16 port, bool nonblock,
+		      long *timeo, struct rds_cong_monitor *mon);
 int rds_cong_wait(struct net *net, const struct in6_addr *addr, __be16 port,
 		  bool nonblock, long *timeo, struct rds_cong_monitor *mon);
 

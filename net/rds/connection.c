@@ -16,6 +16,15 @@
  * rds_conn_destroy_all() or by the reaper, after a grace period, and
  * rds_conn_reap_mutex keeps the two apart, so that a transport is never
  * unregistered while the reaper still destroys one of its connections.
+ *
+ * Senders keep the connection they last used in a struct rds_conn_cache,
+ * without a reference, so that a datagram to the same destination takes
+ * no hash lookup.  rds_conn_gen validates such a pointer: it moves,
+ * under rds_conn_lock, every time connections leave the hash, before the
+ * grace period after which they are freed.  A reader under RCU that
+ * still sees the generation of its cache therefore holds a connection
+ * whose memory lives until rcu_read_unlock(), and takes a reference as a
+ * lookup does.
  */
 #include <linux/errno.h>
 #include <linux/rculist.h>
@@ -38,6 +47,7 @@
 static struct hlist_head rds_conn_hash[1 << RDS_CONN_HASH_BITS];
 LIST_HEAD(rds_conn_list);
 static DEFINE_SPINLOCK(rds_conn_lock);	/* writers of hash and list */
+static unsigned long rds_conn_gen;	/* written under rds_conn_lock */
 
 struct workqueue_struct *rds_conn_wq;
 const struct rds_conn_upcalls *rds_conn_up;
@@ -72,6 +82,16 @@ static struct hlist_head *rds_conn_bucket(const struct net *net,
 	return &rds_conn_hash[hash_32(h, RDS_CONN_HASH_BITS)];
 }
 
+static bool rds_conn_match(const struct rds_conn *conn, const struct net *net,
+			   const struct in6_addr *laddr,
+			   const struct in6_addr *faddr, u8 tos, u32 dev_if)
+{
+	return ipv6_addr_equal(&conn->faddr, faddr) &&
+	       ipv6_addr_equal(&conn->laddr, laddr) &&
+	       conn->tos == tos && conn->dev_if == dev_if &&
+	       net_eq(conn->net, net);
+}
+
 /* Caller holds rcu_read_lock() or rds_conn_lock. */
 static struct rds_conn *rds_conn_find(const struct net *net,
 				      const struct in6_addr *laddr,
@@ -82,10 +102,7 @@ static struct rds_conn *rds_conn_find(const struct net *net,
 
 	hlist_for_each_entry_rcu(conn, rds_conn_bucket(net, laddr, faddr, tos),
 				 hash_node, lockdep_is_held(&rds_conn_lock)) {
-		if (ipv6_addr_equal(&conn->laddr, laddr) &&
-		    ipv6_addr_equal(&conn->faddr, faddr) &&
-		    conn->tos == tos && conn->dev_if == dev_if &&
-		    net_eq(conn->net, net))
+		if (rds_conn_match(conn, net, laddr, faddr, tos, dev_if))
 			return conn;
 	}
 	return NULL;
@@ -328,6 +345,65 @@ struct rds_conn *rds_zc_conn_lookup(struct net *net,
 EXPORT_SYMBOL_GPL(rds_zc_conn_lookup);
 
 /**
+ * rds_conn_generation() - what rds_conn_cache_set() is to record
+ *
+ * Read it before the lookup whose result is cached: a connection that
+ * leaves the hash after this read moves it.
+ *
+ * Context: any.
+ */
+unsigned long rds_conn_generation(void)
+{
+	return smp_load_acquire(&rds_conn_gen);	/* pairs with remove */
+}
+
+/**
+ * rds_conn_cache_set() - remember a connection for the next send
+ * @cache: the sender's cache; the caller serialises its users
+ * @conn: a connection the caller holds, found or made after @gen was read
+ * @gen: rds_conn_generation() as read before @conn was looked up
+ */
+void rds_conn_cache_set(struct rds_conn_cache *cache, struct rds_conn *conn,
+			unsigned long gen)
+{
+	cache->conn = conn;
+	cache->gen = gen;
+}
+
+/**
+ * rds_conn_cache_get() - the cached connection, if it is the one wanted
+ * @cache: the sender's cache; the caller serialises its users
+ * @net: namespace
+ * @laddr: local address
+ * @faddr: remote address
+ * @tos: type of service
+ * @dev_if: the interface of a link-local pair, else 0
+ *
+ * Context: any.
+ * Return: the connection with a reference, as rds_zc_conn_get() gives
+ * it, or NULL: nothing cached, another destination, or the connection
+ * may have left the hash since (then look it up).
+ */
+struct rds_conn *rds_conn_cache_get(const struct rds_conn_cache *cache,
+				    const struct net *net,
+				    const struct in6_addr *laddr,
+				    const struct in6_addr *faddr, u8 tos,
+				    u32 dev_if)
+{
+	struct rds_conn *conn = cache->conn;
+
+	if (!conn)
+		return NULL;
+	rcu_read_lock();
+	if (cache->gen != rds_conn_generation() ||
+	    !rds_conn_match(conn, net, laddr, faddr, tos, dev_if) ||
+	    !refcount_inc_not_zero(&conn->users))
+		conn = NULL;
+	rcu_read_unlock();
+	return conn;
+}
+
+/**
  * rds_zc_conn_put() - give back the reference of rds_zc_conn_get()
  * @conn: the connection
  *
@@ -423,6 +499,11 @@ static unsigned int rds_conn_remove(bool (*pick)(struct rds_conn *conn,
 	}
 	list_for_each_entry(conn, &dead, dead_item)
 		list_del_rcu(&conn->all_item);
+	/* Cached pointers to them go stale before the grace period. */
+	if (!list_empty(&dead)) {
+		/* Pairs with the acquire of rds_conn_generation(). */
+		smp_store_release(&rds_conn_gen, rds_conn_gen + 1);
+	}
 	spin_unlock_bh(&rds_conn_lock);
 	if (list_empty(&dead))
 		return 0;

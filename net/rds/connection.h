@@ -167,6 +167,16 @@ struct rds_conn {
 	atomic_t	drops;
 };
 
+/*
+ * A sender's last connection, without a reference: the generation of
+ * the connection table it was found in tells whether it may have been
+ * freed since (connection.c).  Its owner serialises its users.
+ */
+struct rds_conn_cache {
+	struct rds_conn	*conn;
+	unsigned long	gen;
+};
+
 static inline enum rds_conn_state rds_conn_state(const struct rds_conn *conn)
 {
 	return atomic_read(&conn->state);
@@ -178,6 +188,14 @@ struct rds_conn *rds_zc_conn_get(struct net *net, const struct in6_addr *laddr,
 				 u32 dev_if, const struct rds_transport *trans);
 void rds_zc_conn_put(struct rds_conn *conn);
 struct rds_conn *rds_zc_conn_lookup(struct net *net,
+				    const struct in6_addr *laddr,
+				    const struct in6_addr *faddr, u8 tos,
+				    u32 dev_if);
+unsigned long rds_conn_generation(void);
+void rds_conn_cache_set(struct rds_conn_cache *cache, struct rds_conn *conn,
+			unsigned long gen);
+struct rds_conn *rds_conn_cache_get(const struct rds_conn_cache *cache,
+				    const struct net *net,
 				    const struct in6_addr *laddr,
 				    const struct in6_addr *faddr, u8 tos,
 				    u32 dev_if);

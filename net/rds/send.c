@@ -32,22 +32,15 @@
 #define RDS_SEND_FLAGS	(MSG_DONTWAIT | MSG_CMSG_COMPAT | MSG_ZEROCOPY)
 
 /*
- * Where the message goes: msg_name, else the connect()ed destination, in
- * *@daddr:*@dport; *@scope is the interface of a link-local one.
+ * Where the message goes, from msg_name, in *@daddr:*@dport; *@scope is
+ * the interface of a link-local one.  Without msg_name the caller takes
+ * the connect()ed destination.
  */
-static int rds_send_dest(struct rds_sock *rs, struct msghdr *msg,
-			 struct in6_addr *daddr, __be16 *dport, u32 *scope)
+static int rds_send_dest(struct msghdr *msg, struct in6_addr *daddr,
+			 __be16 *dport, u32 *scope)
 {
 	int ret;
 
-	if (!msg->msg_namelen) {
-		lock_sock(&rs->sk);
-		*daddr = rs->conn_addr;
-		*dport = rs->conn_port;
-		*scope = rs->conn_scope;
-		release_sock(&rs->sk);
-		return 0;
-	}
 	if (msg->msg_namelen < sizeof(struct sockaddr_in))
 		return -EINVAL;
 	ret = rds_addr_parse(msg->msg_name, msg->msg_namelen, -EINVAL, daddr,
@@ -100,19 +93,24 @@ static int rds_send_check_cmsgs(struct msghdr *msg)
 }
 
 /*
- * Wait until the destination port is not congested.  A refusal with
- * ENOBUFS is remembered for poll(), with the generation read before the
- * test so that poll() sees any later change.
+ * Wait until the destination port is not congested: in @map, the
+ * destination's, else in the one looked up.  A refusal with ENOBUFS is
+ * remembered for poll(), with the generation read before the test so
+ * that poll() sees any later change.
  */
-static int rds_send_cong_wait(struct rds_sock *rs,
+static int rds_send_cong_wait(struct rds_sock *rs, struct rds_cong_map *map,
 			      const struct in6_addr *daddr, __be16 dport,
 			      bool nonblock, long *timeo)
 {
 	unsigned int gen = rds_cong_generation();
 	int ret;
 
-	ret = rds_cong_wait(sock_net(&rs->sk), daddr, dport, nonblock, timeo,
-			    &rs->cong_mon);
+	if (map)
+		ret = rds_cong_map_wait(map, dport, nonblock, timeo,
+					&rs->cong_mon);
+	else
+		ret = rds_cong_wait(sock_net(&rs->sk), daddr, dport, nonblock,
+				    timeo, &rs->cong_mon);
 	if (ret == -ENOBUFS) {
 		WRITE_ONCE(rs->cong_seen_gen, gen);
 		WRITE_ONCE(rs->cong_seen, true);
@@ -229,40 +227,70 @@ static bool rds_send_is_remote(struct rds_sock *rs,
 	       !trans->laddr_check(net, daddr, scope);
 }
 
-/* Queue a message for another host on the connection to it. */
-static int rds_send_remote(struct rds_sock *rs, const struct rds_transport *trans,
-			   struct rds_msg **mp, const struct in6_addr *saddr,
-			   __be16 sport, const struct in6_addr *daddr,
-			   __be16 dport, u32 scope, u8 tos, bool nonblock,
-			   long *timeo)
+/*
+ * The connection to the destination: the socket's cached one (@conn,
+ * found under lock_sock() in rds_sendmsg()), else looked up or made, and
+ * then cached for the next message.
+ */
+static struct rds_conn *rds_send_conn(struct rds_sock *rs,
+				      const struct rds_transport *trans,
+				      const struct in6_addr *saddr,
+				      const struct in6_addr *daddr, u32 scope,
+				      u8 tos)
 {
-	struct net *net = sock_net(&rs->sk);
+	unsigned long gen = rds_conn_generation();
+	struct rds_conn *conn;
+
+	conn = rds_zc_conn_get(sock_net(&rs->sk), saddr, daddr, tos, scope,
+			       trans);
+	if (IS_ERR(conn))
+		return conn;
+	lock_sock(&rs->sk);
+	rds_conn_cache_set(&rs->conn_cache, conn, gen);
+	release_sock(&rs->sk);
+	return conn;
+}
+
+/*
+ * Queue a message for another host on the connection to it: *@connp,
+ * the socket's cached one with a reference, else looked up here and left
+ * in *@connp; the caller gives the reference back.
+ */
+static int rds_send_remote(struct rds_sock *rs, const struct rds_transport *trans,
+			   struct rds_conn **connp, struct rds_msg **mp,
+			   const struct in6_addr *saddr, __be16 sport,
+			   const struct in6_addr *daddr, __be16 dport,
+			   u32 scope, u8 tos, bool nonblock, long *timeo)
+{
 	struct rds_msg *m = *mp;
 	struct rds_conn *conn;
 	int ret;
 
 	if (!trans || !trans->xmit)
 		return -ENETUNREACH;
-	conn = rds_zc_conn_get(net, saddr, daddr, tos, scope, trans);
-	if (IS_ERR(conn))
-		return PTR_ERR(conn);
+	if (!*connp) {
+		conn = rds_send_conn(rs, trans, saddr, daddr, scope, tos);
+		if (IS_ERR(conn))
+			return PTR_ERR(conn);
+		*connp = conn;
+	}
+	conn = *connp;
 
-	ret = rds_send_cong_wait(rs, daddr, dport, nonblock, timeo);
+	/* The connection holds the destination's map: no lookup. */
+	ret = rds_send_cong_wait(rs, conn->fmap, daddr, dport, nonblock,
+				 timeo);
 	if (ret)
-		goto out;
+		return ret;
 	ret = rds_send_charge(rs, m, nonblock, timeo);
 	if (ret)
-		goto out;
+		return ret;
 
 	m->sport = sport;
 	m->dport = dport;
 	sock_hold(&rs->sk);
 	m->rs = rs;
 	*mp = NULL;	/* the connection owns it now */
-	ret = rds_conn_queue(conn, m);
-out:
-	rds_zc_conn_put(conn);
-	return ret;
+	return rds_conn_queue(conn, m);
 }
 
 /**
@@ -292,6 +320,7 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	bool nonblock = msg->msg_flags & MSG_DONTWAIT;
 	long timeo = sock_sndtimeo(sk, nonblock);
 	struct in6_addr saddr, daddr;
+	struct rds_conn *conn = NULL;
 	__be16 sport, dport;
 	struct rds_msg *m;
 	bool remote, pinned;
@@ -305,11 +334,19 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	/* Zero-copy sends need a transport that has them; none does. */
 	if ((msg->msg_flags & MSG_ZEROCOPY) && sock_flag(sk, SOCK_ZEROCOPY))
 		return -EOPNOTSUPP;
-	ret = rds_send_dest(rs, msg, &daddr, &dport, &scope);
-	if (ret)
-		return ret;
+	if (msg->msg_namelen) {
+		ret = rds_send_dest(msg, &daddr, &dport, &scope);
+		if (ret)
+			return ret;
+	}
 
+	/* Once per call: the destination, the binding and the connection. */
 	lock_sock(sk);
+	if (!msg->msg_namelen) {
+		daddr = rs->conn_addr;
+		dport = rs->conn_port;
+		scope = rs->conn_scope;
+	}
 	saddr = rs->bound_addr;
 	sport = rs->bound_port;
 	trans = rs->trans;	/* pinned while bound */
@@ -319,43 +356,51 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 		ret = -ENOTCONN;
 	else
 		ret = rds_send_scope(rs, &daddr, &scope);
-	/* As in the distribution: the type of service is fixed by a send. */
-	if (!ret)
+	if (!ret) {
+		/* As in the distribution: the type of service is fixed by a send. */
 		rs->tos_fixed = true;
+		conn = rds_conn_cache_get(&rs->conn_cache, net, &saddr, &daddr,
+					  tos, scope);
+	}
 	release_sock(sk);
 	if (ret)
 		return ret;
 
 	ret = rds_send_check_cmsgs(msg);
 	if (ret)
-		return ret;
+		goto out_conn;
+	ret = -EMSGSIZE;
 	if (len > RDS_MAX_MSG_SIZE || len > rds_sk_sndbuf(rs))
-		return -EMSGSIZE;
+		goto out_conn;
 
 	/* A small payload goes inline: no page per datagram. */
 	if (len && len <= RDS_MSG_INLINE_MAX)
 		m = rds_msg_alloc_inline(len, GFP_KERNEL | __GFP_ACCOUNT);
 	else
 		m = rds_msg_alloc(len, GFP_KERNEL);
+	ret = -ENOMEM;
 	if (!m)
-		return -ENOMEM;
+		goto out_conn;
 	ret = rds_msg_copy_from_iter(m, &msg->msg_iter);
 	if (ret)
 		goto out;
-	remote = rds_send_is_remote(rs, trans, pinned, &saddr, &daddr, scope);
+	/* A connection cached for this destination says it already. */
+	remote = conn ||
+		 rds_send_is_remote(rs, trans, pinned, &saddr, &daddr, scope);
 	ret = rds_rdma_cmsgs(rs, msg, m, &daddr, dport, remote);
 	if (ret)
 		goto out;
 
 	if (remote) {
-		ret = rds_send_remote(rs, trans, &m, &saddr, sport, &daddr,
-				      dport, scope, tos, nonblock, &timeo);
+		ret = rds_send_remote(rs, trans, &conn, &m, &saddr, sport,
+				      &daddr, dport, scope, tos, nonblock,
+				      &timeo);
 		if (ret)
 			goto out;
 		goto sent;
 	}
 
-	ret = rds_send_cong_wait(rs, &daddr, dport, nonblock, &timeo);
+	ret = rds_send_cong_wait(rs, NULL, &daddr, dport, nonblock, &timeo);
 	if (ret)
 		goto out;
 
@@ -369,5 +414,8 @@ sent:
 out:
 	trace_rds_send(&saddr, sport, &daddr, dport, len, ret);
 	rds_msg_put(m);
+out_conn:
+	if (conn)
+		rds_zc_conn_put(conn);
 	return ret;
 }

@@ -41,6 +41,7 @@
 #include <uapi/linux/rds.h>
 
 #include "cong.h"
+#include "connection.h"
 
 struct rds_transport;
 
@@ -59,6 +60,7 @@ struct rds_sock {
 	struct rds_cong_map *cong_map;	/* of bound_addr, while bound */
 	u8		tos;
 	bool		tos_fixed;	/* it sent: SIOCRDSSETTOS is refused */
+	struct rds_conn_cache conn_cache;	/* the last one sent on */
 
 	bool		recverr;	/* RDS_RECVERR */
 

@@ -100,6 +100,7 @@ static const struct rt_case cases[] = {
 	RT_CASE(rdma_note_bound, 60),
 	RT_CASE(info_bad_args, 0),
 	RT_CASE(conn_reap, 120),
+	RT_CASE(conn_reap_cached, 120),
 	RT_CASE(ioctl_tos, 0),
 	RT_CASE(rx_timestamp, 0),
 	RT_CASE(netns_isolation, 0),

@@ -361,6 +361,7 @@ void test_rdma_note_needs_room(void);
 void test_rdma_note_bound(void);
 void test_info_bad_args(void);
 void test_conn_reap(void);
+void test_conn_reap_cached(void);
 void test_ioctl_tos(void);
 void test_rx_timestamp(void);
 

@@ -295,6 +295,51 @@ void test_conn_reap(void)
 		    REAP_KNOB);
 }
 
+/*
+ * A socket keeps the connection it last sent on, without holding it
+ * (issue 36): one reaped meanwhile must not be used again.  The same
+ * socket sends to a host that never answers, withdraws the message
+ * (RDS_CANCEL_SENT_TO), waits for the connection to be reaped, and sends
+ * there again: a new connection is made and listed.  A stale cache
+ * would send on the freed one, and none would be made.
+ */
+void test_conn_reap_cached(void)
+{
+	struct in_addr nobody = nobody_addr();
+	char old[32] = "60000\n";
+	struct sockaddr_in me, to;
+	long long created;
+	int fd, probe, i;
+
+	if (modules_are_distro())
+		rt_skip("the distribution has no %s: it keeps every connection until unload",
+			REAP_KNOB);
+	ASSERT_TRUE(!reap_knob("300\n", old, sizeof(old)),
+		    "cannot set %s: %s", REAP_KNOB, rt_errname(errno));
+	fd = rds_bound(addr_main, 0, &me);
+	probe = rds_socket();
+	nobody.s_addr = htonl((ntohl(nobody.s_addr) & ~0xffu) |
+			      (REAP_FIRST + REAP_N));
+	sin_set(&to, nobody, 4000);
+	for (i = 0; i < 2; i++) {
+		created = rds_counter(probe, "conn_created");
+		EXPECT_EQ(EXPECT_SYS_OK(sendto(fd, "x", 1, MSG_DONTWAIT,
+					       (struct sockaddr *)&to,
+					       sizeof(to))), 1);
+		EXPECT_EQ(conns_to(probe, addr_main, REAP_FIRST + REAP_N,
+				   REAP_FIRST + REAP_N), 1);
+		EXPECT_EQ(rds_counter(probe, "conn_created"), created + 1);
+		EXPECT_SYS_OK(setsockopt(fd, SOL_RDS, RDS_CANCEL_SENT_TO, &to,
+					 sizeof(to)));
+		EXPECT_EQ(conns_wait(probe, addr_main, REAP_FIRST + REAP_N,
+				     REAP_FIRST + REAP_N, 0, 40000), 0);
+	}
+	close(probe);
+	close(fd);
+	EXPECT_TRUE(!reap_knob(old, NULL, 0), "cannot restore %s",
+		    REAP_KNOB);
+}
+
 void test_info_bad_args(void)
 {
 	struct rds_info_counter *ctr;
