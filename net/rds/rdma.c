@@ -398,6 +398,12 @@ int rds_rdma_recv_cmsgs(struct rds_sock *rs, struct msghdr *msg)
 	bool queued;
 	int ret = 0;
 
+	/*
+	 * Most reads find none: no lock then.  One queued meanwhile is
+	 * found by the next read, as if it came just after this one.
+	 */
+	if (list_empty_careful(&rs->notify_queue))
+		return -EAGAIN;
 	spin_lock_bh(&rs->recv_lock);
 	queued = !list_empty(&rs->notify_queue);
 	list_for_each_entry_safe(n, tmp, &rs->notify_queue, item) {

@@ -174,13 +174,14 @@ EXPORT_SYMBOL_GPL(rds_zc_deliver);
  */
 static bool rds_recv_ready(struct rds_sock *rs, bool cong, bool rdma)
 {
-	bool ret;
-
-	spin_lock_bh(&rs->recv_lock);
-	ret = !list_empty(&rs->recv_queue) ||
-	      (rdma && !list_empty(&rs->notify_queue));
-	spin_unlock_bh(&rs->recv_lock);
-	return ret || (cong && rds_cong_monitor_pending(&rs->cong_mon));
+	/*
+	 * Without recv_lock: a wait condition, and whoever queues wakes the
+	 * waiters after its list_add() (rds_recv_queue(), rds_rdma_op_done()),
+	 * and the wait queue's lock orders the two.
+	 */
+	return !list_empty_careful(&rs->recv_queue) ||
+	       (rdma && !list_empty_careful(&rs->notify_queue)) ||
+	       (cong && rds_cong_monitor_pending(&rs->cong_mon));
 }
 
 /**
@@ -249,12 +250,16 @@ static void rds_recv_dequeue(struct rds_sock *rs, struct rds_incoming *inc)
  */
 static int rds_recv_cong_notify(struct rds_sock *rs, struct msghdr *msg)
 {
-	u64 notify = rds_cong_monitor_peek(&rs->cong_mon);
+	u64 notify;
 	size_t room = (msg->msg_flags & MSG_CMSG_COMPAT) ?
 		      sizeof(struct compat_cmsghdr) + sizeof(notify) :
 		      CMSG_LEN(sizeof(notify));
 	int ret;
 
+	/* The monitors' lock is global: not taken when nothing is pending. */
+	if (!rds_cong_monitor_pending(&rs->cong_mon))
+		return -EAGAIN;
+	notify = rds_cong_monitor_peek(&rs->cong_mon);
 	if (!notify)
 		return -EAGAIN;
 	if (!msg->msg_control || msg->msg_controllen < room)
@@ -363,6 +368,29 @@ static int rds_recv_one(struct rds_sock *rs, struct msghdr *msg,
 	return ret;
 }
 
+/*
+ * What a reader takes: a congestion notification, else RDMA ones, else
+ * the next datagram; @cong and @rdma are cleared when the reader has no
+ * room for those.  Caller holds recv_mutex.
+ * Return: as rds_recvmsg(), -EAGAIN when there was nothing to take.
+ */
+static int rds_recv_take(struct rds_sock *rs, struct msghdr *msg,
+			 size_t size, int flags, bool *cong, bool *rdma)
+{
+	int ret;
+
+	ret = rds_recv_cong_notify(rs, msg);
+	if (ret == -ENOBUFS)
+		*cong = false;
+	if (ret == -EAGAIN || ret == -ENOBUFS)
+		ret = rds_rdma_recv_cmsgs(rs, msg);
+	if (ret == -ENOBUFS)
+		*rdma = false;
+	if (ret == -EAGAIN || ret == -ENOBUFS)
+		ret = rds_recv_one(rs, msg, size, flags);
+	return ret;
+}
+
 /**
  * rds_recvmsg() - receive one datagram or one notification
  * @sock: the socket
@@ -408,20 +436,20 @@ int rds_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
 		return sock_recv_errqueue(sk, msg, size, SOL_IP, IP_RECVERR);
 
 	for (;;) {
-		if (mutex_lock_interruptible(&rs->recv_mutex))
-			return sock_intr_errno(timeo_set);
-		ret = rds_recv_cong_notify(rs, msg);
-		if (ret == -ENOBUFS)
-			cong = false;
-		if (ret == -EAGAIN || ret == -ENOBUFS)
-			ret = rds_rdma_recv_cmsgs(rs, msg);
-		if (ret == -ENOBUFS)
-			rdma = false;
-		if (ret == -EAGAIN || ret == -ENOBUFS)
-			ret = rds_recv_one(rs, msg, size, flags);
-		mutex_unlock(&rs->recv_mutex);
-		if (ret != -EAGAIN || !timeo)
-			return ret;
+		/*
+		 * A reader that comes before its message finds an empty
+		 * socket without the mutex and goes to sleep at once.
+		 */
+		if (rds_recv_ready(rs, cong, rdma)) {
+			if (mutex_lock_interruptible(&rs->recv_mutex))
+				return sock_intr_errno(timeo_set);
+			ret = rds_recv_take(rs, msg, size, flags, &cong, &rdma);
+			mutex_unlock(&rs->recv_mutex);
+			if (ret != -EAGAIN)
+				return ret;
+		}
+		if (!timeo)
+			return -EAGAIN;
 
 		/* Not woken for notifications this reader cannot take. */
 		timeo = wait_event_interruptible_timeout(*sk_sleep(sk),
