@@ -415,6 +415,19 @@ void rds_zc_conn_acked(struct rds_conn *conn, u64 seq)
 	list_for_each_entry(m, &done, conn_item)
 		if (rds_conn_msg_is_pong(m))
 			conn->pongs--;
+	/*
+	 * Everything sent is acknowledged: the ACK probe has nothing to ask
+	 * for, and would only wake a worker to find that out.  Under the
+	 * lock: a message picked after this re-arms it once it is on
+	 * retrans (rds_conn_send_locked()).  A congestion update to retry
+	 * (rds_conn_pick()) sets its bit before it queues the work: one
+	 * cancelled here is queued again.
+	 */
+	if (list_empty(&conn->retrans) && !list_empty(&done) &&
+	    cancel_delayed_work(&conn->ack_probe_w) &&
+	    test_bit(RDS_CONN_CONG_PENDING, &conn->flags))
+		queue_delayed_work(rds_conn_wq, &conn->ack_probe_w,
+				   RDS_CONG_RETRY_DELAY);
 	spin_unlock_bh(&conn->lock);
 
 	list_for_each_entry_safe(m, tmp, &done, conn_item) {
