@@ -5,6 +5,17 @@
  * rds_bind_lock serialises insertions and removals and the search for a
  * free port; lookups walk the buckets under RCU.  A socket in the table
  * has SOCK_RCU_FREE set, so its memory outlives any walker.
+ *
+ * A connection's receive path keeps the socket it last delivered to in a
+ * struct rds_sock_cache, without a reference, so that the next message
+ * for it takes no hash lookup.  rds_bind_gen validates it: it moves,
+ * under rds_bind_lock, every time a socket leaves the table, which is
+ * before its last reference can go and its memory be freed after a grace
+ * period.  A reader under RCU that still sees the generation of its cache
+ * holds a socket that is in the table, or whose memory lives until
+ * rcu_read_unlock(), and takes a reference as a walker does.  A socket
+ * entering the table cannot take a cached (address, port) from another,
+ * so insertions need not move it.
  */
 #include <linux/errno.h>
 #include <linux/hash.h>
@@ -29,6 +40,7 @@
 
 static struct hlist_head rds_bind_hash[1 << RDS_BIND_HASH_BITS];
 static DEFINE_SPINLOCK(rds_bind_lock);	/* writers of rds_bind_hash */
+static unsigned long rds_bind_gen;	/* written under rds_bind_lock */
 
 static struct hlist_head *rds_bind_bucket(const struct net *net,
 					  const struct in6_addr *addr,
@@ -126,8 +138,11 @@ out:
 void rds_bind_remove(struct rds_sock *rs)
 {
 	spin_lock_bh(&rds_bind_lock);
-	if (!hlist_unhashed(&rs->bind_node))
+	if (!hlist_unhashed(&rs->bind_node)) {
 		hlist_del_init_rcu(&rs->bind_node);
+		/* Pairs with the acquire of rds_bind_lookup(). */
+		smp_store_release(&rds_bind_gen, rds_bind_gen + 1);
+	}
 	spin_unlock_bh(&rds_bind_lock);
 }
 
@@ -138,18 +153,29 @@ void rds_bind_remove(struct rds_sock *rs)
  * @port: port
  * @scope: the scope of the exchange; only a link-local address was bound
  *	with one (rds_addr_scope())
+ * @cache: the socket found last time, updated; NULL for none.  Its
+ *	owner serialises its users.
  *
  * Context: any.
  * Return: the socket with a reference (sock_put() it), or NULL.
  */
 struct rds_sock *rds_bind_lookup(const struct net *net,
 				 const struct in6_addr *addr, __be16 port,
-				 u32 scope)
+				 u32 scope, struct rds_sock_cache *cache)
 {
 	struct rds_sock *rs, *found = NULL;
+	unsigned long gen;
 
 	scope = rds_addr_scope(addr, scope);
 	rcu_read_lock();
+	gen = smp_load_acquire(&rds_bind_gen);	/* pairs with remove */
+	rs = cache ? cache->rs : NULL;
+	if (rs && cache->gen == gen &&
+	    rds_bind_match(rs, net, addr, port, scope) &&
+	    refcount_inc_not_zero(&rs->sk.sk_refcnt)) {
+		rcu_read_unlock();
+		return rs;
+	}
 	hlist_for_each_entry_rcu(rs, rds_bind_bucket(net, addr, port),
 				 bind_node) {
 		if (rds_bind_match(rs, net, addr, port, scope) &&
@@ -159,5 +185,9 @@ struct rds_sock *rds_bind_lookup(const struct net *net,
 		}
 	}
 	rcu_read_unlock();
+	if (found && cache) {
+		cache->rs = found;
+		cache->gen = gen;
+	}
 	return found;
 }

@@ -110,7 +110,7 @@ int rds_zc_conn_recv(struct rds_conn *conn, struct rds_msg *m)
 	inc->daddr = conn->laddr;
 	inc->dport = m->dport;
 	inc->scope = conn->dev_if;
-	ret = rds_conn_up->deliver(conn->net, inc, true);
+	ret = rds_conn_up->deliver(conn->net, inc, true, &conn->rx_sock);
 	if (ret) {
 		rds_stat_inc(RDS_STAT_RECV_HELD_BACK);
 		rds_inc_free(inc);	/* @m keeps the caller's reference */

@@ -112,6 +112,26 @@ enum {
 	RDS_CONN_REAPING,	/* the reaper is taking it: take nothing in */
 };
 
+/*
+ * The socket a connection's receive path last delivered to, without a
+ * reference: the socket layer fills and checks it (rds_bind_lookup()).
+ * Used by the receive path only, one context at a time.
+ */
+struct rds_sock_cache {
+	struct rds_sock	*rs;
+	unsigned long	gen;
+};
+
+/*
+ * A sender's last connection, without a reference: the generation of
+ * the connection table it was found in tells whether it may have been
+ * freed since (connection.c).  Its owner serialises its users.
+ */
+struct rds_conn_cache {
+	struct rds_conn	*conn;
+	unsigned long	gen;
+};
+
 struct rds_conn {
 	/* Identity, constant; a transport may read these. */
 	struct net	*net;
@@ -144,6 +164,7 @@ struct rds_conn {
 	unsigned int	pongs;		/* on send_queue and retrans */
 
 	u64		next_rx_seq;	/* receive path only */
+	struct rds_sock_cache rx_sock;	/* receive path only */
 
 	struct mutex	work_mutex;	/* see the top of this file */
 	struct rds_msg	*xmit_msg;	/* being posted, referenced */
@@ -165,16 +186,6 @@ struct rds_conn {
 	atomic64_t	rx_msgs;
 	atomic64_t	retransmits;
 	atomic_t	drops;
-};
-
-/*
- * A sender's last connection, without a reference: the generation of
- * the connection table it was found in tells whether it may have been
- * freed since (connection.c).  Its owner serialises its users.
- */
-struct rds_conn_cache {
-	struct rds_conn	*conn;
-	unsigned long	gen;
 };
 
 static inline enum rds_conn_state rds_conn_state(const struct rds_conn *conn)
@@ -211,7 +222,8 @@ void rds_zc_conn_kick(struct rds_conn *conn);
 /**
  * struct rds_conn_upcalls - what connections need of the socket layer
  * @deliver: queue a message that arrived on a connection for the socket
- *	bound to its destination, as rds_zc_deliver() (transport.h).
+ *	bound to its destination, as rds_zc_deliver() (transport.h), with
+ *	the connection's receive cache.
  * @uncharge: a message of a socket (@m->rs) leaves its connection for
  *	good: give its charge back to the sender's buffer, wake the
  *	sender, drop the socket reference and clear @m->rs.  Context: any.
@@ -221,7 +233,8 @@ void rds_zc_conn_kick(struct rds_conn *conn);
  * rds_conn_init(), so that connections never call up by name.
  */
 struct rds_conn_upcalls {
-	int (*deliver)(struct net *net, struct rds_incoming *inc, bool bounded);
+	int (*deliver)(struct net *net, struct rds_incoming *inc, bool bounded,
+		       struct rds_sock_cache *cache);
 	void (*uncharge)(struct rds_msg *m);
 	bool (*sock_dead)(const struct rds_sock *rs);
 };

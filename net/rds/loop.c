@@ -63,6 +63,6 @@ int rds_loop_xmit(struct net *net, struct rds_msg *m,
 	inc->dport = dport;
 	inc->scope = scope;
 	rds_stat_inc(RDS_STAT_SEND_LOCAL);
-	rds_zc_deliver(net, inc, false);
+	rds_zc_deliver(net, inc, false, NULL);
 	return 0;
 }

@@ -128,6 +128,8 @@ static bool rds_recv_over_limit(const struct rds_sock *rs)
  * @net: namespace the message arrived in
  * @inc: the message, with daddr/dport naming the receiver
  * @bounded: refuse it if the socket is over its hard limit
+ * @cache: the socket the caller's connection delivered to last, or NULL
+ *	(rds_bind_lookup())
  *
  * A message for a port nobody is bound to is dropped, as RDS always did:
  * the sender is not told.
@@ -136,7 +138,8 @@ static bool rds_recv_over_limit(const struct rds_sock *rs)
  * Return: 0, @inc consumed; -EBUSY (@bounded only): the socket is over
  * its hard limit and @inc was not touched.
  */
-int rds_zc_deliver(struct net *net, struct rds_incoming *inc, bool bounded)
+int rds_zc_deliver(struct net *net, struct rds_incoming *inc, bool bounded,
+		   struct rds_sock_cache *cache)
 {
 	struct rds_sock *rs;
 
@@ -146,7 +149,7 @@ int rds_zc_deliver(struct net *net, struct rds_incoming *inc, bool bounded)
 	if (!inc->rx_lat[RDS_RX_LAT_START])
 		inc->rx_lat[RDS_RX_LAT_START] = inc->rx_lat[RDS_RX_LAT_HEADER];
 
-	rs = rds_bind_lookup(net, &inc->daddr, inc->dport, inc->scope);
+	rs = rds_bind_lookup(net, &inc->daddr, inc->dport, inc->scope, cache);
 	if (!rs) {
 		trace_rds_recv_queue(&inc->saddr, inc->sport, &inc->daddr,
 				     inc->dport, inc->msg->len, -ENOTCONN);

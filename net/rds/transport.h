@@ -24,6 +24,7 @@ struct rds_conn;
 struct rds_incoming;
 struct rds6_info_rdma_connection;
 struct rds_mr;
+struct rds_sock_cache;
 struct rds_msg;
 
 /*
@@ -179,14 +180,16 @@ int rds_zc_transport_register(struct rds_transport *t);
 void rds_zc_transport_unregister(struct rds_transport *t);
 
 /*
- * Hand a received message to the socket bound to its destination.  With
- * @bounded, a socket whose queue is over its hard limit
- * (rds_recv_over_limit()) refuses it: -EBUSY, and @inc is not consumed;
+ * Hand a received message to the socket bound to its destination (@cache:
+ * the one the connection delivered to last, or NULL).  With @bounded, a
+ * socket whose queue is over its hard limit (rds_recv_over_limit())
+ * refuses it: -EBUSY, and @inc is not consumed;
  * the caller holds its peer back and tries again later.  Otherwise 0,
  * and @inc is consumed (queued, or dropped for want of a socket).  Any
  * context.
  */
-int rds_zc_deliver(struct net *net, struct rds_incoming *inc, bool bounded);
+int rds_zc_deliver(struct net *net, struct rds_incoming *inc, bool bounded,
+		   struct rds_sock_cache *cache);
 
 /* Count a frame dropped for its header checksum (recv_drop_bad_checksum). */
 void rds_zc_recv_bad_checksum(void);
