@@ -13,11 +13,15 @@
  * RDS does.  RC completes a send queue in order, so the completion of a
  * signaled WR releases the slots of the unsignaled ones before it too
  * (a WR that fails has a completion of its own, whatever its flags).
- * REG_MR and RDMA WRs, and every SEND of a message carrying an operation
- * or a key, are always signaled: their completions end operations and
- * release keys, which must not wait for later traffic.  At most
- * rds_ib_signal_every() - 1 plain messages stay referenced by an idle
- * ring until the next completion or the connection's teardown.
+ * REG_MR WRs, the last RDMA WR of an operation without SENDs, and every
+ * SEND of a message carrying an operation or a key, are always signaled:
+ * their completions end operations and release keys, which must not wait
+ * for later traffic.  The other RDMA WRs of an operation count as plain
+ * SENDs do: the completion of the message's first SEND, or of a later
+ * signaled RDMA WR, ends them, and the last one's slot then ends the
+ * RDMA part of the operation (rds_ib_send_op_done()).  At most
+ * rds_ib_signal_every() - 1 plain messages or RDMA WRs stay referenced by
+ * an idle ring until the next completion or the connection's teardown.
  */
 #include <linux/errno.h>
 #include <linux/scatterlist.h>
@@ -225,12 +229,25 @@ void rds_ib_conn_tx_state(struct rds_conn *conn, unsigned int *posted,
  */
 void rds_ib_send_ring_free(struct rds_ib_conn *ic)
 {
+	struct rds_ib_send_slot *slot;
 	unsigned int i;
 
 	if (ic->send_slots) {
-		for (i = 0; i < ic->send_nr; i++)
-			if (ic->send_slots[i].msg)	/* never completed */
-				rds_ib_send_unmap(ic, &ic->send_slots[i]);
+		for (i = 0; i < ic->send_nr; i++) {
+			slot = &ic->send_slots[i];
+			if (!slot->msg)
+				continue;
+			/*
+			 * Never completed: an unsignaled WR that ended well
+			 * before the drain, for one that failed or was flushed
+			 * has a completion of its own.  If it was an RDMA WR
+			 * of an operation, the operation's pages are unmapped
+			 * as its completion would have done.
+			 */
+			if (slot->msg->op)
+				rds_ib_send_op_done(slot, IB_WC_SUCCESS);
+			rds_ib_send_unmap(ic, slot);
+		}
 		kvfree(ic->send_slots);
 		ic->send_slots = NULL;
 	}
@@ -363,13 +380,17 @@ static int rds_ib_xmit_rdma(struct rds_ib_conn *ic, struct rds_msg *m)
 		wr->wr_cqe = &slot->cqe;
 		wr->sg_list = sge;
 		wr->num_sge = n;
-		wr->send_flags = IB_SEND_SIGNALED;
-		ic->send_unsignaled = 0;
 
 		slot->msg = rds_msg_get(m);
 		slot->rdma = true;
 		slot->rdma_last = op->posted + bytes >= op->len;
 		slot->op_last = slot->rdma_last && m->no_sends;
+		/* Unsignaled when a SEND's completion will end it (above). */
+		if (slot->op_last ||
+		    ++ic->send_unsignaled >= rds_ib_signal_every(ic)) {
+			wr->send_flags = IB_SEND_SIGNALED;
+			ic->send_unsignaled = 0;
+		}
 		ret = ib_post_send(ic->qp, wr, NULL);
 		if (ret) {
 			slot->rdma = false;
