@@ -420,17 +420,6 @@ void rds_cong_monitor_ack(struct rds_cong_monitor *mon, u64 mask)
 }
 
 /**
- * rds_cong_monitor_pending() - is a notification waiting to be read?
- * @mon: the monitor
- *
- * Return: true if rds_cong_monitor_peek() would return a nonzero mask.
- */
-bool rds_cong_monitor_pending(struct rds_cong_monitor *mon)
-{
-	return READ_ONCE(mon->notify) != 0;
-}
-
-/**
  * rds_cong_generation() - a number that changes with every map change
  *
  * Return: the current generation.

@@ -55,7 +55,19 @@ void rds_cong_monitor_init(struct rds_cong_monitor *mon, struct net *net,
 void rds_cong_monitor_enable(struct rds_cong_monitor *mon, bool on);
 u64 rds_cong_monitor_peek(struct rds_cong_monitor *mon);
 void rds_cong_monitor_ack(struct rds_cong_monitor *mon, u64 mask);
-bool rds_cong_monitor_pending(struct rds_cong_monitor *mon);
+
+/**
+ * rds_cong_monitor_pending() - is a notification waiting to be read?
+ * @mon: the monitor
+ *
+ * Inline: recvmsg() and poll() ask on every call.
+ *
+ * Return: true if rds_cong_monitor_peek() would return a nonzero mask.
+ */
+static inline bool rds_cong_monitor_pending(const struct rds_cong_monitor *mon)
+{
+	return READ_ONCE(mon->notify) != 0;
+}
 
 unsigned int rds_cong_generation(void);
 void rds_cong_poll_wait(struct file *file, poll_table *wait);

@@ -99,18 +99,18 @@ void rds_defer(struct rds_sock *rs, struct rds_deferred *d,
 }
 
 /**
- * rds_defer_run() - the owner runs the releases waiting on its socket
+ * rds_defer_run_all() - the owner runs the releases waiting on its socket
  * @rs: the socket, held by the caller's file
+ *
+ * rds_defer_run() calls it when the list is not empty.
  *
  * Context: process context, may sleep; sendmsg() and recvmsg().
  */
-void rds_defer_run(struct rds_sock *rs)
+void rds_defer_run_all(struct rds_sock *rs)
 {
 	unsigned long flags;
 	LIST_HEAD(list);
 
-	if (list_empty_careful(&rs->defer_list))
-		return;
 	spin_lock_irqsave(&rs->defer_lock, flags);
 	list_splice_init(&rs->defer_list, &list);
 	/* Nothing left for the worker; a new entry queues it again. */

@@ -18,6 +18,8 @@
 #include <linux/list.h>
 #include <linux/workqueue.h>
 
+#include "sock.h"
+
 struct rds_sock;
 
 /* One deferred release; @fn runs it, in process context. */
@@ -31,7 +33,22 @@ void rds_defer_sock_init(struct rds_sock *rs);
 void rds_defer(struct rds_sock *rs, struct rds_deferred *d,
 	       void (*fn)(struct rds_deferred *d),
 	       struct workqueue_struct *wq);
-void rds_defer_run(struct rds_sock *rs);
+void rds_defer_run_all(struct rds_sock *rs);
 void rds_defer_sock_close(struct rds_sock *rs);
+
+/**
+ * rds_defer_run() - the owner runs the releases waiting on its socket
+ * @rs: the socket, held by the caller's file
+ *
+ * Inline: most calls find nothing, and the test is cheaper than a call.
+ * An entry added meanwhile waits for the next call or the worker.
+ *
+ * Context: process context, may sleep; sendmsg() and recvmsg().
+ */
+static inline void rds_defer_run(struct rds_sock *rs)
+{
+	if (!list_empty_careful(&rs->defer_list))
+		rds_defer_run_all(rs);
+}
 
 #endif /* _RDS_ZC_DEFER_H */

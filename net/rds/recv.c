@@ -175,7 +175,7 @@ EXPORT_SYMBOL_GPL(rds_zc_deliver);
  * Anything for a reader, who may have room for congestion (@cong) and
  * RDMA (@rdma) notifications or not (see rds_recvmsg()).
  */
-static bool rds_recv_ready(struct rds_sock *rs, bool cong, bool rdma)
+static inline bool rds_recv_ready(struct rds_sock *rs, bool cong, bool rdma)
 {
 	/*
 	 * Without recv_lock: a wait condition, and whoever queues wakes the
@@ -385,13 +385,16 @@ static int rds_recv_take(struct rds_sock *rs, struct msghdr *msg,
 	ret = rds_recv_cong_notify(rs, msg);
 	if (ret == -ENOBUFS)
 		*cong = false;
-	if (ret == -EAGAIN || ret == -ENOBUFS)
-		ret = rds_rdma_recv_cmsgs(rs, msg);
+	if (ret != -EAGAIN && ret != -ENOBUFS)
+		return ret;
+	/* Not even a call when no RDMA notification is queued: most reads. */
+	ret = list_empty_careful(&rs->notify_queue) ? -EAGAIN :
+	      rds_rdma_recv_cmsgs(rs, msg);
 	if (ret == -ENOBUFS)
 		*rdma = false;
-	if (ret == -EAGAIN || ret == -ENOBUFS)
-		ret = rds_recv_one(rs, msg, size, flags);
-	return ret;
+	if (ret != -EAGAIN && ret != -ENOBUFS)
+		return ret;
+	return rds_recv_one(rs, msg, size, flags);
 }
 
 /**
