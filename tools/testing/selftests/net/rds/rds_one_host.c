@@ -332,6 +332,28 @@ static void test_unpinned_local(void)
 	close(fb);
 }
 
+/*
+ * The next message on @fd within @ms: its length, or -1.  The
+ * distribution signals POLLIN once after a congestion update with
+ * nothing to read: EAGAIN is waited out.
+ */
+static long oh_recv(int fd, void *buf, size_t len, struct sockaddr_in *from,
+		    int ms)
+{
+	long long until = rt_now_ms() + ms;
+	long r = -1;
+
+	while (rt_now_ms() < until) {
+		if (!(poll_fd(fd, POLLIN, (int)(until - rt_now_ms())) & POLLIN))
+			break;
+		r = recv_msg(fd, buf, len, MSG_DONTWAIT, from, NULL);
+		if (r >= 0 || errno != EAGAIN)
+			break;
+		rt_sleep_ms(10);
+	}
+	return r;
+}
+
 static void test_own_address_local(void)
 {
 	struct sockaddr_in to, from;
@@ -344,12 +366,15 @@ static void test_own_address_local(void)
 	sin_set(&to, oh_a, OH_PORT_B);
 	ASSERT_SYS_OK(sendto(fa, "to myself", 10, 0, (struct sockaddr *)&to,
 			     sizeof(to)));
-	ASSERT_TRUE(poll_fd(fb, POLLIN, 5000) & POLLIN,
-		    "nothing arrived in 5 s");
-	EXPECT_EQ(recv_msg(fb, buf, sizeof(buf), MSG_DONTWAIT, &from, NULL),
-		  10);
+	EXPECT_EQ(oh_recv(fb, buf, sizeof(buf), &from, OH_CONNECT_MS), 10);
 	EXPECT_TRUE(!strcmp(buf, "to myself"), "got '%.10s'", buf);
-	EXPECT_EQ(oh_conn_listed(fa, oh_a, oh_a, "infiniband"), 0);
+	/*
+	 * The distribution makes an IB connection from the address to
+	 * itself (where its registrations can wait for ever in a reset:
+	 * rds_fuzz's fz_known_bugs); ours delivers locally.
+	 */
+	if (!modules_are_distro())
+		EXPECT_EQ(oh_conn_listed(fa, oh_a, oh_a, "infiniband"), 0);
 	close(fa);
 	close(fb);
 }
@@ -423,10 +448,7 @@ static void oh_expect_msg(int fa)
 	struct sockaddr_in from;
 	char buf[OH_MSG];
 
-	ASSERT_TRUE(poll_fd(fa, POLLIN, OH_CONNECT_MS) & POLLIN,
-		    "the RDMA's message did not arrive");
-	EXPECT_EQ(recv_msg(fa, buf, sizeof(buf), MSG_DONTWAIT, &from, NULL),
-		  5);
+	EXPECT_EQ(oh_recv(fa, buf, sizeof(buf), &from, OH_CONNECT_MS), 5);
 	EXPECT_EQ(from.sin_addr.s_addr, oh_b.s_addr);
 }
 
