@@ -578,7 +578,8 @@ void test_kill_stalled(void)
 	if (virtio)
 		rt_skip("virtio-net: a link set down and up again may stall its queue");
 	if (distro_victim())
-		rt_skip("distribution: over rxe its connections do not come back from a link that went down");
+		rt_skip("%s",
+			"distribution: over rxe its connections do not come back from a link that went down");
 	hc_begin(&hc);
 	hc.mr_slack = KILL_MAPS;	/* their MRs may stay in a pool */
 	if (node == 2)
