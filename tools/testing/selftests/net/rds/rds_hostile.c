@@ -75,7 +75,7 @@
  *	congestion map and then sends PING_FLOOD pings: node 1 answers
  *	each with a pong it cannot send.  It may hold 64 of them at most
  *	(RDS_CONN_PONGS_MAX), counts the rest in send_pong_dropped, and
- *	its memory stays within PING_BOUND_KIB; once granted credits it
+ *	its slab grows by PING_BOUND_KIB at most; once granted credits it
  *	sends the pongs it held, no more, and answers a later ping.
  *	Skipped where node 1 runs the distribution, which answers every
  *	ping without bound.

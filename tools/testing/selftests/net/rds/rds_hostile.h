@@ -79,7 +79,7 @@
 #define PING_FLOOD	40000UL	/* pings; 5 MiB of pongs without a bound */
 #define PING_CREDIT	3	/* node 1's congestion map, and one more */
 #define PONGS_MAX	64	/* RDS_CONN_PONGS_MAX (conn_internal.h) */
-#define PING_BOUND_KIB	1024	/* what node 1 may grow by */
+#define PING_BOUND_KIB	1024	/* what node 1's slab may grow by */
 #define PING_WD_MS	300000	/* node 1's unacked_timeout_ms meanwhile */
 
 /* ------------------------------------------------------ the hostile QP */

@@ -227,7 +227,9 @@ static void pongs_wait(struct hp *h, unsigned long long want, int ms)
  * pings.  Each asks node 1 for a pong it cannot send.  Its ACK watchdog
  * would drop the connection after unacked_timeout_ms (the first pong is
  * never acknowledged), so that is raised for the case: what is measured
- * is the bound itself.
+ * is the bound itself.  A pong is a slab object, so the slab's growth is
+ * what is bounded: memory in use moved by 8 MiB without it on 6.12 (page
+ * lists and caches), while 40000 pongs held grew the slab by 5 MiB.
  */
 void test_ping_flood(void)
 {
@@ -271,15 +273,16 @@ void test_ping_flood(void)
 			rt_sleep_ms(100);
 		EXPECT_EQ(rds_counter(hc.cfd, "recv_ping") - pings0,
 			  (long long)sent);
-		grown = mem_grown_kib(used0, slab0, &used, &slab);
+		used = mem_used_kib(&slab);
+		grown = slab - slab0;
 		dropped = rds_counter(hc.cfd, "send_pong_dropped") - dropped0;
-		rt_diag("%lu pings, %lld pongs dropped, memory +%lld KiB (in use %lld, slab %lld)",
-			sent, dropped, grown, used - used0, slab - slab0);
+		rt_diag("%lu pings, %lld pongs dropped, slab +%lld KiB (in use %+lld KiB)",
+			sent, dropped, grown, used - used0);
 		/* make reliability's row (tools/testing/reliability.sh) */
 		rt_diag("bound_diag kind=pongs_dropped n=%lld", dropped);
 		bound = (long long)PING_BOUND_KIB * rt_mem_scale();
 		EXPECT_TRUE(grown <= bound,
-			    "memory grew by %lld KiB (at most %lld) for %lu pings",
+			    "the slab grew by %lld KiB (at most %lld) for %lu pings",
 			    grown, bound, sent);
 		/* One pong went with the last credit; PONGS_MAX wait at most. */
 		EXPECT_TRUE(dropped0 >= 0 &&
