@@ -110,6 +110,7 @@ struct rds_ib_mr {
 void rds_ib_mr_unmap(struct rds_ib_device *rdev, struct rds_ib_mr *imr);
 struct ib_mr *rds_ib_pool_get(struct rds_ib_device *rdev);
 void rds_ib_pool_discard(struct rds_ib_mr_dev *mrd, struct ib_mr *mr);
+void rds_ib_mr_discard(struct rds_ib_mr *imr);
 
 /* ib_mr_reg.c */
 struct rds_ib_mr *rds_ib_reg_wc(struct ib_wc *wc);

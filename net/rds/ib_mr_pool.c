@@ -107,6 +107,30 @@ void rds_ib_pool_discard(struct rds_ib_mr_dev *mrd, struct ib_mr *mr)
 }
 
 /**
+ * rds_ib_mr_discard() - take the MR off a registration and deregister it
+ * @imr: the registration
+ *
+ * Removal may have taken the MR already (its key is gone then); else it
+ * leaves @imr and its list, and its key dies with it.  May sleep.
+ */
+void rds_ib_mr_discard(struct rds_ib_mr *imr)
+{
+	struct rds_ib_device *rdev = imr->rdev;
+	struct rds_ib_mr_dev *mrd = &rdev->mrd;
+	struct ib_mr *ibmr;
+
+	spin_lock_bh(&mrd->lock);
+	ibmr = imr->mr;
+	imr->mr = NULL;
+	list_del_init(&imr->item);
+	spin_unlock_bh(&mrd->lock);
+	if (ibmr) {
+		rds_ib_pool_discard(mrd, ibmr);
+		rds_ib_mr_unmap(rdev, imr);
+	}
+}
+
+/**
  * rds_ib_mr_dev_init() - the registration QP and pool of a new device
  * @rdev: the device, its PD allocated
  *

@@ -142,18 +142,8 @@ out_free:
 static void rds_ib_mr_drop(struct rds_ib_mr *imr)
 {
 	struct rds_ib_device *rdev = imr->rdev;
-	struct rds_ib_mr_dev *mrd = &rdev->mrd;
-	struct ib_mr *ibmr;
 
-	spin_lock_bh(&mrd->lock);
-	ibmr = imr->mr;
-	imr->mr = NULL;
-	list_del_init(&imr->item);
-	spin_unlock_bh(&mrd->lock);
-	if (ibmr) {
-		rds_ib_pool_discard(mrd, ibmr);
-		rds_ib_mr_unmap(rdev, imr);
-	}
+	rds_ib_mr_discard(imr);
 	kfree(imr);
 	kref_put(&rdev->mem, rds_ib_device_free);
 }

@@ -214,7 +214,6 @@ static void rds_ib_mr_kill_key(struct rds_ib_mr *imr, bool valid)
 	struct rds_ib_device *rdev = imr->rdev;
 	struct rds_ib_mr_dev *mrd = &rdev->mrd;
 	struct ib_send_wr wr = {};
-	struct ib_mr *ibmr;
 	bool post;
 	int ret = -EIO;
 
@@ -240,18 +239,8 @@ static void rds_ib_mr_kill_key(struct rds_ib_mr *imr, bool valid)
 			ret = imr->status == IB_WC_SUCCESS ? 0 : -EIO;
 		}
 	}
-	if (ret) {
-		/* Removal may have taken the MR already: its key is gone. */
-		spin_lock_bh(&mrd->lock);
-		ibmr = imr->mr;
-		imr->mr = NULL;
-		list_del_init(&imr->item);
-		spin_unlock_bh(&mrd->lock);
-		if (ibmr) {
-			rds_ib_pool_discard(mrd, ibmr);
-			rds_ib_mr_unmap(rdev, imr);
-		}
-	}
+	if (ret)
+		rds_ib_mr_discard(imr);	/* the key dies with its MR */
 	WRITE_ONCE(imr->state, RDS_IB_MR_KILLED);
 	up_read(&mrd->qp_sem);
 }

@@ -305,6 +305,51 @@ void test_bad_exthdr(void)
 }
 
 /*
+ * The start of close_unacked and free_unacked: node 1 sends an RDMA_MAP
+ * message of a fresh region from socket *@s to the verbs peer, which
+ * takes it and never acknowledges it, and whose RDMA READ with the key
+ * must then work (@before names the step that follows, for the message).
+ * Return: the cookie, on both nodes.
+ */
+static uint64_t unacked_map(struct hcase *hc, struct hp *h, int *s,
+			    unsigned char **region, const char *before)
+{
+	struct sockaddr_in to = peer_port(P_INIT);
+	uint64_t cookie, seqs[4];
+	int st;
+
+	hc_begin(hc);
+	hc->mr_slack = 1;	/* the MR may stay in a pool */
+	if (node == 2) {
+		hp_open(h, case_tos(0), 0, 0);
+	} else {
+		*s = rds_bound(P_S1, NULL);
+		set_tos(*s, case_tos(0));
+		*region = mmap(NULL, OWNER_LEN, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		ASSERT_TRUE(*region != MAP_FAILED, "mmap: %s",
+			    rt_errname(errno));
+		fill_pattern(*region, OWNER_LEN, msg_seed(1, 55));
+	}
+	sync_peer("up");
+	if (node == 1) {
+		cookie = map_send(*s, &to, *region);
+		EXPECT_EQ(unacked_wait(hc->cfd, P_S1, 1, DOWN_MS), 1);
+		tell_peer((long)cookie);
+	} else {
+		EXPECT_EQ(hp_wait_seen(h, case_port(P_S1), 1, seqs, DOWN_MS), 1);
+		cookie = (uint64_t)hear_peer();
+		/* the peer it was sent to may use it: the test can fail */
+		st = hostile_read(h, cookie);
+		EXPECT_TRUE(st == IBV_WC_SUCCESS,
+			    "RDMA READ with the key before %s: %s", before,
+			    st < 0 ? "none" : ibv_wc_status_str(st));
+	}
+	sync_peer("read");
+	return cookie;
+}
+
+/*
  * close_unacked: node 1 sends an RDMA_MAP message to a verbs peer that
  * takes it and never acknowledges it, then closes the socket.  close()
  * must return at once (it waited for the ACK that frees the message's
@@ -316,42 +361,14 @@ void test_bad_exthdr(void)
 
 void test_close_unacked(void)
 {
-	struct sockaddr_in to = peer_port(P_INIT);
 	unsigned char *region = NULL;
 	long long t0, took;
-	uint64_t cookie = 0;
-	uint64_t seqs[4];
+	uint64_t cookie;
 	int s = -1, st = 0;
 	struct hcase hc;
 	struct hp h;
 
-	hc_begin(&hc);
-	hc.mr_slack = 1;	/* the MR may stay in a pool */
-	if (node == 2) {
-		hp_open(&h, case_tos(0), 0, 0);
-	} else {
-		s = rds_bound(P_S1, NULL);
-		set_tos(s, case_tos(0));
-		region = mmap(NULL, OWNER_LEN, PROT_READ | PROT_WRITE,
-			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		ASSERT_TRUE(region != MAP_FAILED, "mmap: %s", rt_errname(errno));
-		fill_pattern(region, OWNER_LEN, msg_seed(1, 55));
-	}
-	sync_peer("up");
-	if (node == 1) {
-		cookie = map_send(s, &to, region);
-		EXPECT_EQ(unacked_wait(hc.cfd, P_S1, 1, DOWN_MS), 1);
-		tell_peer((long)cookie);
-	} else {
-		EXPECT_EQ(hp_wait_seen(&h, case_port(P_S1), 1, seqs, DOWN_MS), 1);
-		cookie = (uint64_t)hear_peer();
-		/* the peer it was sent to may use it: the test can fail */
-		st = hostile_read(&h, cookie);
-		EXPECT_TRUE(st == IBV_WC_SUCCESS,
-			    "RDMA READ with the key before close: %s",
-			    st < 0 ? "none" : ibv_wc_status_str(st));
-	}
-	sync_peer("read");
+	cookie = unacked_map(&hc, &h, &s, &region, "close");
 	if (node == 1) {
 		t0 = rt_now_ms();
 		close(s);
@@ -400,42 +417,15 @@ static void on_alarm(int sig)
 void test_free_unacked(void)
 {
 	struct sigaction sa = { .sa_handler = on_alarm }, old;
-	struct sockaddr_in to = peer_port(P_INIT);
 	unsigned char *region = NULL;
 	struct rds_free_mr_args fa;
 	long long t0, took;
-	uint64_t cookie = 0;
-	uint64_t seqs[4];
+	uint64_t cookie;
 	int s = -1, st = 0, ret, err;
 	struct hcase hc;
 	struct hp h;
 
-	hc_begin(&hc);
-	hc.mr_slack = 1;	/* the MR may stay in a pool */
-	if (node == 2) {
-		hp_open(&h, case_tos(0), 0, 0);
-	} else {
-		s = rds_bound(P_S1, NULL);
-		set_tos(s, case_tos(0));
-		region = mmap(NULL, OWNER_LEN, PROT_READ | PROT_WRITE,
-			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		ASSERT_TRUE(region != MAP_FAILED, "mmap: %s", rt_errname(errno));
-		fill_pattern(region, OWNER_LEN, msg_seed(1, 55));
-	}
-	sync_peer("up");
-	if (node == 1) {
-		cookie = map_send(s, &to, region);
-		EXPECT_EQ(unacked_wait(hc.cfd, P_S1, 1, DOWN_MS), 1);
-		tell_peer((long)cookie);
-	} else {
-		EXPECT_EQ(hp_wait_seen(&h, case_port(P_S1), 1, seqs, DOWN_MS), 1);
-		cookie = (uint64_t)hear_peer();
-		st = hostile_read(&h, cookie);
-		EXPECT_TRUE(st == IBV_WC_SUCCESS,
-			    "RDMA READ with the key before RDS_FREE_MR: %s",
-			    st < 0 ? "none" : ibv_wc_status_str(st));
-	}
-	sync_peer("read");
+	cookie = unacked_map(&hc, &h, &s, &region, "RDS_FREE_MR");
 	if (node == 1) {
 		/* A signal ends a wait that would last for ever. */
 		sigaction(SIGALRM, &sa, &old);
