@@ -315,6 +315,7 @@ void rds_ib_conn_shutdown(struct rds_conn *conn);
 /* ib_send.c */
 int rds_ib_send_ring_init(struct rds_ib_conn *ic);
 void rds_ib_send_ring_free(struct rds_ib_conn *ic);
+void rds_ib_send_quiesce(struct rds_ib_conn *ic);
 int rds_ib_xmit(struct rds_conn *conn, struct rds_msg *m, unsigned int *frag);
 void rds_ib_conn_tx_state(struct rds_conn *conn, unsigned int *posted,
 			  unsigned long *idle);

@@ -485,8 +485,10 @@ void rds_ib_conn_shutdown(struct rds_conn *conn)
 	rds_ib_wait_port_up(ic);
 	mutex_lock(&ic->cm_mutex);
 	id = ic->cm_id;
-	if (id && ic->qp)
+	if (id && ic->qp) {
+		rds_ib_send_quiesce(ic);
 		rdma_disconnect(id);
+	}
 	rds_ib_teardown(ic);
 	ic->cm_id = NULL;
 	mutex_unlock(&ic->cm_mutex);

@@ -23,7 +23,9 @@
  * rds_ib_signal_every() - 1 plain messages or RDMA WRs stay referenced by
  * an idle ring until the next completion or the connection's teardown.
  */
+#include <linux/delay.h>
 #include <linux/errno.h>
+#include <linux/jiffies.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
@@ -221,6 +223,33 @@ void rds_ib_conn_tx_state(struct rds_conn *conn, unsigned int *posted,
 
 	*posted = READ_ONCE(ic->send_nr) - atomic_read(&ic->send_free);
 	*idle = jiffies - READ_ONCE(ic->tx_done_jiffies);
+}
+
+/* How long a teardown lets the QP finish what was answered already. */
+#define RDS_IB_QUIESCE_MS	50
+
+/**
+ * rds_ib_send_quiesce() - let the QP finish the work requests answered
+ * @ic: the connection, being torn down, its QP not yet in the error state
+ *
+ * A peer whose memory refused our RDMA (a dead key) sends its NAK, then
+ * goes down and sends its DREQ: the DREQ can bring us here while our
+ * device has yet to process the NAK, and moving the QP to the error state
+ * would then flush the RDMA, ending the operation as DROPPED ("may have
+ * run") where the peer said REMOTE_ERROR.  So wait until no work request
+ * is in flight, RDS_IB_QUIESCE_MS at most: a peer that is gone answers
+ * nothing, and up to rds_ib_signal_every() - 1 unsignaled ones may count
+ * until then.
+ *
+ * Context: process context, may sleep; the caller holds cm_mutex.
+ */
+void rds_ib_send_quiesce(struct rds_ib_conn *ic)
+{
+	unsigned long until = jiffies + msecs_to_jiffies(RDS_IB_QUIESCE_MS);
+
+	while (ic->send_slots && atomic_read(&ic->send_free) < ic->send_nr &&
+	       time_before(jiffies, until))
+		usleep_range(1000, 2000);
 }
 
 /**
