@@ -224,6 +224,19 @@ static int reap_knob(const char *val, char *old, size_t oldlen)
 }
 
 /*
+ * Skip on the distribution, which reaps nothing; else set the reaper to
+ * 300 ms, the old value in @old for the case to put back.
+ */
+static void reap_fast(char *old, size_t oldlen)
+{
+	if (modules_are_distro())
+		rt_skip("the distribution has no %s: it keeps every connection until unload",
+			REAP_KNOB);
+	ASSERT_TRUE(!reap_knob("300\n", old, oldlen),
+		    "cannot set %s: %s", REAP_KNOB, rt_errname(errno));
+}
+
+/*
  * Connections to hosts that never answer do not pile up (issue 10): each
  * destination a local user sends to makes a connection, with congestion
  * maps of 8 KiB, and the distribution keeps every one until its module
@@ -239,11 +252,7 @@ void test_conn_reap(void)
 	char old[32] = "60000\n";
 	int fd, i, n;
 
-	if (modules_are_distro())
-		rt_skip("the distribution has no %s: it keeps every connection until unload",
-			REAP_KNOB);
-	ASSERT_TRUE(!reap_knob("300\n", old, sizeof(old)),
-		    "cannot set %s: %s", REAP_KNOB, rt_errname(errno));
+	reap_fast(old, sizeof(old));
 	fd = rds_bound(addr_main, 0, &me);
 	reaped = rds_counter(fd, "conn_reaped");
 	EXPECT_TRUE(reaped >= 0, "no conn_reaped counter");
@@ -311,11 +320,7 @@ void test_conn_reap_cached(void)
 	long long created;
 	int fd, probe, i;
 
-	if (modules_are_distro())
-		rt_skip("the distribution has no %s: it keeps every connection until unload",
-			REAP_KNOB);
-	ASSERT_TRUE(!reap_knob("300\n", old, sizeof(old)),
-		    "cannot set %s: %s", REAP_KNOB, rt_errname(errno));
+	reap_fast(old, sizeof(old));
 	fd = rds_bound(addr_main, 0, &me);
 	probe = rds_socket();
 	nobody.s_addr = htonl((ntohl(nobody.s_addr) & ~0xffu) |
