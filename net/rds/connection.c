@@ -228,17 +228,15 @@ struct rds_conn *rds_zc_conn_get(struct net *net, const struct in6_addr *laddr,
 	bool over;
 	int ret = -ENOMEM;
 
-	rcu_read_lock();
-	conn = rds_conn_find(net, laddr, faddr, tos, dev_if);
-	if (conn && !refcount_inc_not_zero(&conn->users))
-		conn = NULL;	/* being reaped: make a new one */
-	/* Before a ring of megabytes is allocated to be freed again. */
-	over = !conn && rds_conn_over_limit(net, faddr);
-	rcu_read_unlock();
+	conn = rds_zc_conn_lookup(net, laddr, faddr, tos, dev_if);
 	if (conn)
-		return conn;
+		return conn;	/* one being reaped is not found: a new one */
 	if (!trans->xmit)
 		return ERR_PTR(-ENETUNREACH);
+	/* Before a ring of megabytes is allocated to be freed again. */
+	rcu_read_lock();
+	over = rds_conn_over_limit(net, faddr);
+	rcu_read_unlock();
 	if (over)
 		return rds_conn_refuse(laddr, faddr, tos);
 
