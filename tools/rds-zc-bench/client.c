@@ -140,7 +140,7 @@ int cmp_double(const void *a, const void *b)
 int run_client(void)
 {
 	int need_server = opt.tests & (TEST_RDMA | TEST_DGRAM | TEST_RECLAIM |
-				       TEST_CONN | TEST_RTT);
+				       TEST_CONN | TEST_RTT | TEST_STREAM);
 	char host[ADDR_STRLEN], server[ADDR_STRLEN];
 	int d, k, i, j;
 
@@ -171,7 +171,8 @@ int run_client(void)
 	if (opt.tests & TEST_REG)
 		for (k = 0; k < 2; k++)
 			for (j = 0; j < opt.reg_threads.n; j++)
-				reg_point(k, opt.reg_threads.v[j]);
+				if (opt.reg_kinds & (1 << k))
+					reg_point(k, opt.reg_threads.v[j]);
 	if (opt.tests & TEST_RECLAIM) {
 		static const unsigned int sizes[] = { 4096, 65536 };
 
@@ -181,14 +182,13 @@ int run_client(void)
 	}
 	if ((opt.tests & TEST_RTT) && !(opt.tests & TEST_DGRAM))
 		dgram_rtt();
-	if (opt.tests & TEST_DGRAM) {
-		static const unsigned int sizes[] = { 64, 4096, 65536, 1 << 20 };
-
+	if (opt.tests & TEST_DGRAM)
 		dgram_rtt();
-		for (i = 0; i < (int)ARRAY_SIZE(sizes); i++)
+	if (opt.tests & (TEST_DGRAM | TEST_STREAM))
+		for (i = 0; i < opt.dgram_sizes.n; i++)
 			for (j = 0; j < opt.senders.n; j++)
-				dgram_stream(sizes[i], opt.senders.v[j]);
-	}
+				dgram_stream(opt.dgram_sizes.v[i],
+					     opt.senders.v[j]);
 
 	if (need_server) {
 		char err[256];

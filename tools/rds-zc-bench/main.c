@@ -95,10 +95,11 @@ static void print_usage(FILE *f)
 		"  -n, --ops N            at most N operations per point and thread\n"
 		"                         (default: no limit, only the time)\n"
 		"  -t, --timeout SECS     longest wait for any answer or send (default 30)\n"
-		"      --tests LIST       rdma,reg,dgram,reclaim,conn,rtt (default the\n"
-		"                         first four; reg needs no server; conn: the\n"
-		"                         first round trip on a new socket, cold\n"
-		"                         connection; rtt: the 64 B round trip alone)\n"
+		"      --tests LIST       rdma,reg,dgram,reclaim,conn,rtt,stream (default\n"
+		"                         the first four; reg needs no server; conn:\n"
+		"                         the first round trip on a new socket, cold\n"
+		"                         connection; rtt: the 64 B round trip alone;\n"
+		"                         stream: dgram's streams without the rtt)\n"
 		"      --dirs LIST        RDMA directions: write,read (default both)\n"
 		"      --keys LIST        how the client gets its key: map (RDS_CMSG_RDMA_MAP\n"
 		"                         with RDS_RDMA_USE_ONCE on the request), getmr\n"
@@ -109,7 +110,12 @@ static void print_usage(FILE *f)
 		"      --inflight LIST    RDMA operations in flight (default 1,16; max %d)\n"
 		"      --reg-size BYTES   buffer of the registration points (default 4K)\n"
 		"      --reg-threads LIST registering threads (default 1,8)\n"
+		"      --reg-kinds LIST   registration points: pair (RDS_GET_MR, then\n"
+		"                         RDS_FREE_MR), inv (the same, freed with\n"
+		"                         RDS_RDMA_INVALIDATE); default pair,inv\n"
 		"      --senders LIST     datagram senders (default 1,16)\n"
+		"      --dgram-sizes LIST datagram sizes of the streams (default\n"
+		"                         64,4K,64K,1M)\n"
 		"      --live-keys N      hold N keys more (RDS_GET_MR of one page each)\n"
 		"                         during the RDMA points; live_keys=N on their\n"
 		"                         RESULT lines (default none)\n"
@@ -230,7 +236,7 @@ static void parse_addr(union addr *a, const char *arg)
 enum {
 	O_TESTS = 256, O_DIRS, O_KEYS, O_SIZES, O_INFLIGHT, O_REG_SIZE,
 	O_REG_THREADS, O_SENDERS, O_TAG, O_RCVBUF, O_ONCE, O_IDLE,
-	O_LIVE_KEYS, O_NO_FENCE,
+	O_LIVE_KEYS, O_NO_FENCE, O_REG_KINDS, O_DGRAM_SIZES,
 };
 
 static const struct option long_opts[] = {
@@ -248,6 +254,8 @@ static const struct option long_opts[] = {
 	{ "reg-size", required_argument, NULL, O_REG_SIZE },
 	{ "reg-threads", required_argument, NULL, O_REG_THREADS },
 	{ "senders", required_argument, NULL, O_SENDERS },
+	{ "reg-kinds", required_argument, NULL, O_REG_KINDS },
+	{ "dgram-sizes", required_argument, NULL, O_DGRAM_SIZES },
 	{ "tag", required_argument, NULL, O_TAG },
 	{ "rcvbuf", required_argument, NULL, O_RCVBUF },
 	{ "once", no_argument, NULL, O_ONCE },
@@ -261,8 +269,9 @@ static const struct option long_opts[] = {
 static void parse_options(int argc, char **argv)
 {
 	static const char * const tests[] = {
-		"rdma", "reg", "dgram", "reclaim", "conn", "rtt",
+		"rdma", "reg", "dgram", "reclaim", "conn", "rtt", "stream",
 	};
+	static const char * const reg_kinds[] = { "pair", "inv" };
 	static const char * const dirs[] = { "write", "read" };
 	long port = DEF_PORT, v;
 	char *end;
@@ -277,6 +286,8 @@ static void parse_options(int argc, char **argv)
 	parse_list(&opt.inflight, "1,16", 1, MAX_SLOTS, "");
 	parse_list(&opt.reg_threads, "1,8", 1, MAX_THREADS, "");
 	parse_list(&opt.senders, "1,16", 1, MAX_THREADS, "");
+	parse_list(&opt.dgram_sizes, "64,4K,64K,1M", 1, MAX_MSG, "");
+	opt.reg_kinds = 3;
 	opt.reg_size = 4096;
 	opt.bufsize = 16 << 20;
 
@@ -314,7 +325,7 @@ static void parse_options(int argc, char **argv)
 			break;
 		case O_TESTS:
 			opt.tests = parse_names(optarg, tests, ARRAY_SIZE(tests),
-						"--tests takes rdma,reg,dgram,reclaim,conn,rtt: %s");
+						"--tests takes rdma,reg,dgram,reclaim,conn,rtt,stream: %s");
 			break;
 		case O_DIRS:
 			opt.dirs = parse_names(optarg, dirs, ARRAY_SIZE(dirs),
@@ -345,6 +356,15 @@ static void parse_options(int argc, char **argv)
 		case O_SENDERS:
 			parse_list(&opt.senders, optarg, 1, MAX_THREADS,
 				   "bad --senders (1 to 64 each): %s");
+			break;
+		case O_REG_KINDS:
+			opt.reg_kinds = parse_names(optarg, reg_kinds,
+						    ARRAY_SIZE(reg_kinds),
+						    "--reg-kinds takes pair,inv: %s");
+			break;
+		case O_DGRAM_SIZES:
+			parse_list(&opt.dgram_sizes, optarg, 1, MAX_MSG,
+				   "bad --dgram-sizes (1 to 1M each): %s");
 			break;
 		case O_TAG:
 			opt.tag = optarg;

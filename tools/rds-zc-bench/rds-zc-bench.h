@@ -154,7 +154,8 @@ struct options {
 	int tests;			/* T_* bits below */
 	int dirs;			/* 1: write, 2: read */
 	int keys;			/* 1: map, 2: getmr, 4: reuse */
-	struct list sizes, inflight, reg_threads, senders;
+	struct list sizes, inflight, reg_threads, senders, dgram_sizes;
+	int reg_kinds;			/* 1: reg_pair, 2: reg_pair_inv */
 	long reg_size;
 	int bufsize;			/* SO_RCVBUF of the server */
 	long live_keys;			/* held during the RDMA points */
@@ -173,6 +174,7 @@ extern struct options opt;
 #define TEST_RECLAIM	0x8
 #define TEST_CONN	0x10
 #define TEST_RTT	0x20	/* dgram_rtt alone */
+#define TEST_STREAM	0x40	/* dgram_stream alone */
 
 #define RECLAIM_DEPTH	16	/* operations per batch of the reclaim points */
 

@@ -44,13 +44,18 @@
 #   bench-guest.sh profile N1,N2 REPS POINTS SET...
 #	the instruction profile ("make profile", tools/testing/bench/
 #	profile.sh; qemu runs with the plugin insn-profile.so): per SET
-#	(ours or distro, the first the one vm-run.sh loaded), the guests
-#	swap modules if needed and save their symbols (syms-SET/kallsyms.txt,
-#	syms-SET/modules.txt: MODULE TEXT_ADDR CORESIZE); then, per point of
-#	POINTS (comma-separated: rtt, the 64 B round trip; map4k, the 4 KiB
-#	RDMA WRITE by MAP, 1 in flight), one run of a few operations that
-#	warms the connection up, and REPS repetitions of two runs, of N1 and
-#	N2 operations (rds-zc-bench -n), each inside a counting window: the
+#	(ours or distro, the first the one vm-run.sh loaded, or verbs: the
+#	raw-verbs floor, insn-profile/verbs-floor, with whatever modules
+#	are loaded, idle), the guests swap modules if needed and save their
+#	symbols (syms-SET/kallsyms.txt, syms-SET/modules.txt: MODULE
+#	TEXT_ADDR CORESIZE); then, per point of POINTS (comma-separated, see
+#	prof_opts: rtt, the 64 B round trip; map4k, read4k, map64k,
+#	read64k, the RDMA WRITE or READ by MAP of 4 or 64 KiB, 1 in flight;
+#	map4k16, read4k16, 16 in flight; dgram64k, 64 KiB datagrams, one
+#	sender; getmr, RDS_GET_MR + RDS_FREE_MR of 4 KiB, client only; the
+#	verbs set skips dgram64k and getmr), one run of a few operations
+#	that warms the connection up, and REPS repetitions of two runs, of
+#	N1 and N2 operations (-n), each inside a counting window: the
 #	client guest opens it (insn-mark on) right before the client starts
 #	and closes it when the client exits, the server guest right after
 #	the run's barrier and when its server (--once) exits.  Each window
@@ -228,26 +233,72 @@ save_syms() {
 	done > "$d/modules.txt"
 }
 
-# prof_run K SET POINT REP OPS [mark]: one run of OPS operations of
-# POINT; with "mark", inside a counting window on both guests.
-prof_run() {
-	local k=$1 set=$2 point=$3 rep=$4 ops=$5 mark=${6:-} srv rc out popts
+# prof_opts SET POINT: the client's command line of POINT for SET (rds-zc-
+# bench for ours and distro, verbs-floor for verbs) in popts; fails for a
+# point SET does not measure.
+prof_opts() {
+	local rdma=(--tests rdma --keys map --inflight 1)
 
-	case $point in
+	if [ "$1" = verbs ]; then
+		case $2 in
+		rtt) popts=(--cycle rtt) ;;
+		map4k) popts=(--cycle write --size 4096) ;;
+		read4k) popts=(--cycle read --size 4096) ;;
+		map64k) popts=(--cycle write --size 65536) ;;
+		read64k) popts=(--cycle read --size 65536) ;;
+		map4k16) popts=(--cycle write --size 4096 --inflight 16) ;;
+		read4k16) popts=(--cycle read --size 4096 --inflight 16) ;;
+		*) return 1 ;;
+		esac
+		return 0
+	fi
+	case $2 in
 	rtt) popts=(--tests rtt) ;;
-	map4k) popts=(--tests rdma --dirs write --keys map --sizes 4K --inflight 1) ;;
-	*) emit "not ok" "unknown profile point '$point'"; return 1 ;;
+	map4k) popts=("${rdma[@]}" --dirs write --sizes 4K) ;;
+	read4k) popts=("${rdma[@]}" --dirs read --sizes 4K) ;;
+	map64k) popts=("${rdma[@]}" --dirs write --sizes 64K) ;;
+	read64k) popts=("${rdma[@]}" --dirs read --sizes 64K) ;;
+	map4k16) popts=("${rdma[@]}" --dirs write --sizes 4K --inflight 16) ;;
+	read4k16) popts=("${rdma[@]}" --dirs read --sizes 4K --inflight 16) ;;
+	dgram64k) popts=(--tests stream --dgram-sizes 64K --senders 1) ;;
+	getmr) popts=(--tests reg --reg-kinds pair --reg-threads 1 --reg-size 4096) ;;
+	*) return 1 ;;
 	esac
+}
+
+# prof_run K SET POINT REP OPS [mark]: one run of OPS operations of
+# POINT; with "mark", inside a counting window on both guests.  getmr
+# needs no server: the server guest's window is open while the client
+# runs.
+prof_run() {
+	local k=$1 set=$2 point=$3 rep=$4 ops=$5 mark=${6:-} srv=0 rc=0 out
+	local popts=() prog=$bench
+
+	prof_opts "$set" "$point" || { emit "not ok" "unknown profile point '$point' for $set"; return 1; }
+	[ "$set" != verbs ] || prog=$verbs_prog
 	if [ "$RDS_NODE" = 1 ]; then
 		out=$RESULTS/server-$k-$set-$point.txt
-		"$bench" server -a "$RDS_ADDR" --once --idle 300 > "$out" 2>&1 &
-		srv=$!
-		wait_file "$out" "rds-zc-bench server on" 60 ||
-			echo "# server $k: not started: $(head -c 300 "$out")"
+		if [ "$point" = getmr ]; then
+			echo "no server for getmr" > "$out"
+		elif [ "$set" = verbs ]; then
+			"$prog" server -a "$RDS_ADDR" > "$out" 2>&1 &
+			srv=$!
+			wait_file "$out" "verbs-floor server on" 60 ||
+				echo "# server $k: not started: $(head -c 300 "$out")"
+		else
+			"$prog" server -a "$RDS_ADDR" --once --idle 300 > "$out" 2>&1 &
+			srv=$!
+			wait_file "$out" "rds-zc-bench server on" 60 ||
+				echo "# server $k: not started: $(head -c 300 "$out")"
+		fi
 		meet "prof-$k" 300
 		[ -z "$mark" ] || "$mark_prog" on
-		wait "$srv"
-		rc=$?
+		if [ "$srv" != 0 ]; then
+			wait "$srv"
+			rc=$?
+		else
+			meet "prof-$k-client" 900
+		fi
 		[ -z "$mark" ] || "$mark_prog" off
 	else
 		out=$RESULTS/run-$k-$set-$point.txt
@@ -255,17 +306,23 @@ prof_run() {
 		# the server's window is open: let its guest settle first
 		sleep 1
 		[ -z "$mark" ] || "$mark_prog" on
-		"$bench" client -a "$RDS_ADDR" -s "$RDS_PEER_ADDR" -T 3600 -t 30 \
-			-n "$ops" "${popts[@]}" --tag "modules=$set point=$point rep=$rep ops=$ops" > "$out" 2>&1
+		if [ "$set" = verbs ]; then
+			"$prog" client -a "$RDS_ADDR" -s "$RDS_PEER_ADDR" -n "$ops" \
+				"${popts[@]}" > "$out" 2>&1
+		else
+			"$prog" client -a "$RDS_ADDR" -s "$RDS_PEER_ADDR" -T 3600 -t 30 \
+				-n "$ops" "${popts[@]}" --tag "modules=$set point=$point rep=$rep ops=$ops" > "$out" 2>&1
+		fi
 		rc=$?
 		[ -z "$mark" ] || "$mark_prog" off
+		[ "$point" != getmr ] || meet "prof-$k-client" 900
 	fi
 	if [ -n "$mark" ]; then
 		windows=$((windows + 1))
 		echo "$windows $set $point $rep $ops" >> "$RESULTS/windows.txt"
 	fi
 	meet "prof-$k-done" 900
-	if [ "$rc" = 0 ] && { [ "$RDS_NODE" = 1 ] || ! grep -q 'value=error' "$out"; }; then
+	if [ "$rc" = 0 ] && { [ "$RDS_NODE" = 1 ] || ! grep -q 'value=error\|value=unsupported' "$out"; }; then
 		emit ok "profile run $k: $set $point rep $rep, $ops ops${mark:+, window $windows}"
 	else
 		sed 's/^/# /' "$out" | tail -n 5
@@ -275,6 +332,7 @@ prof_run() {
 
 if [ "$mode" = profile ]; then
 	mark_prog=$repo/tools/testing/bench/insn-profile/insn-mark
+	verbs_prog=$repo/tools/testing/bench/insn-profile/verbs-floor
 	IFS=, read -r n1 n2 <<< "$secs"
 	reps=${1:-2}
 	IFS=, read -r -a prof_points <<< "${2:-rtt}"
@@ -288,7 +346,7 @@ if [ "$mode" = profile ]; then
 	fi
 	k=0
 	for set in "$@"; do
-		if [ "$set" != "$current" ]; then
+		if [ "$set" != verbs ] && [ "$set" != "$current" ]; then
 			k=$((k + 1))
 			if ! swap "$k" "$current" "$set"; then
 				emit "not ok" "swap $current -> $set"
@@ -299,6 +357,8 @@ if [ "$mode" = profile ]; then
 		fi
 		save_syms "$set"
 		for point in "${prof_points[@]}"; do
+			# the floor of what verbs-floor has no cycle for: none
+			prof_opts "$set" "$point" || continue
 			k=$((k + 1))
 			prof_run "$k" "$set" "$point" 0 5
 			for ((rep = 1; rep <= reps; rep++)); do

@@ -64,7 +64,27 @@ ENTRIES = (("rxe_xmit_packet", "frames sent"),
 POINT_NAMES = {
     "rtt": "64 B datagram round trip",
     "map4k": "4 KiB RDMA WRITE by MAP, 1 in flight",
+    "read4k": "4 KiB RDMA READ by MAP, 1 in flight",
+    "map64k": "64 KiB RDMA WRITE by MAP, 1 in flight",
+    "read64k": "64 KiB RDMA READ by MAP, 1 in flight",
+    "map4k16": "4 KiB RDMA WRITE by MAP, 16 in flight",
+    "read4k16": "4 KiB RDMA READ by MAP, 16 in flight",
+    "dgram64k": "64 KiB datagram, one sender",
+    "getmr": "RDS_GET_MR + RDS_FREE_MR, 4 KiB",
 }
+# The distribution's RDS functions that register and release the key of
+# its MAP cycle (rds_rdma's fast registration and the core's MR code):
+# its cheapest equivalent of RDS_GET_MR + RDS_FREE_MR, which fail on rxe.
+DISTRO_REG_FUNCS = (
+    "__rds_rdma_map", "rds_cmsg_rdma_map", "__rds_put_mr_final",
+    "rds_rdma_free_op", "rds_ib_get_mr", "rds_ib_reg_frmr",
+    "rds_ib_post_reg_frmr", "rds_ib_map_frmr", "rds_ib_alloc_frmr",
+    "rds_ib_try_reuse_ibmr", "rds_ib_reuse_mr", "rds_ib_free_mr",
+    "rds_ib_free_frmr_list", "rds_ib_unreg_frmr", "rds_ib_mr_cqe_handler",
+    "rds_ib_sync_mr", "rds_ib_get_device", "rds_ib_flush_mr_pool",
+    "rds_ib_teardown_mr", "__rds_ib_teardown_mr", "rds_ib_free_frmr",
+    "rds_mr_tree_walk",
+)
 
 
 def parse_dump(path):
@@ -264,6 +284,73 @@ def mean_of(d, cls):
     return statistics.mean(r[cls] for r in d["reps"])
 
 
+def both_sides(data, point, mset, cls):
+    """A class per operation, client + server; None if a side is missing."""
+    vals = [mean_of(data.get((point, mset, s)), cls) for s, _ in SIDES]
+    return None if None in vals else sum(vals)
+
+
+def distro_reg(data):
+    """The RDS instructions of the distribution's MAP cycle (map4k) spent
+    in DISTRO_REG_FUNCS, both sides, per operation; None without it."""
+    total = 0.0
+    seen = False
+    for side, _ in SIDES:
+        d = data.get(("map4k", "distro", side))
+        if not d:
+            return None
+        for fn, v in d["funcs"].items():
+            if fn.split(" ")[0] in DISTRO_REG_FUNCS:
+                total += v
+                seen = True
+    return total if seen else None
+
+
+def summary(data):
+    """One line per point: the ratios the issue's targets are about."""
+    points = [p for p in POINT_NAMES if any(k[0] == p for k in data)]
+    if not points:
+        return []
+    out = ["== Summary: instructions per operation, client + server ==",
+           f"{'point':<40} {'RDS ours':>9} {'distro':>9} {'o/d':>6}"
+           f" {'guest ours':>11} {'distro':>9} {'o/d':>6}"
+           f" {'verbs':>9} {'o/v':>6}"]
+    for p in points:
+        ro = both_sides(data, p, "ours", "rds")
+        rd = both_sides(data, p, "distro", "rds")
+        go = both_sides(data, p, "ours", "total")
+        gd = both_sides(data, p, "distro", "total")
+        gv = both_sides(data, p, "verbs", "total")
+        if p == "getmr":
+            rd = distro_reg(data)
+        out.append(f"{POINT_NAMES[p]:<40} {fmt(ro):>9} {fmt(rd):>9}"
+                   f" {ratio(ro, rd):>6} {fmt(go):>11} {fmt(gd):>9}"
+                   f" {ratio(go, gd):>6} {fmt(gv):>9} {ratio(go, gv):>6}")
+    if "getmr" in points:
+        out.append("  getmr's distro column: the RDS instructions its MAP"
+                   " cycle spends registering and releasing the key"
+                   " (DISTRO_REG_FUNCS in map4k); its RDS_GET_MR fails on"
+                   " rxe")
+    out.append("  verbs: verbs-floor posting the same frames (no RDS"
+               " header, no RDS ACKs); o/v: ours against it")
+    return out
+
+
+def floor_lines(data, point):
+    """The raw-verbs floor's classes, both sides, and ours against it."""
+    if not any(k[0] == point and k[1] == "verbs" for k in data):
+        return []
+    row = f"{'raw verbs floor':<16}"
+    for cls in CLASSES + ("total",):
+        row += f" {CLASS_NAMES.get(cls, 'whole')} {fmt(both_sides(data, point, 'verbs', cls))};"
+    go = both_sides(data, point, "ours", "total")
+    gd = both_sides(data, point, "distro", "total")
+    gv = both_sides(data, point, "verbs", "total")
+    return [row.rstrip(";"),
+            f"{'':<16} whole guest ours/floor {ratio(go, gv)},"
+            f" distro/floor {ratio(gd, gv)}"]
+
+
 def report(res):
     data, notes = analyse(res)
     lines = []
@@ -274,6 +361,7 @@ def report(res):
                     if p in POINT_NAMES else 99)
     if not points:
         lines.append("profile: no complete measurement")
+    lines.extend(summary(data))
     for point in points:
         lines.append("")
         lines.append(f"== {POINT_NAMES.get(point, point)}: guest "
@@ -309,6 +397,7 @@ def report(res):
             row += (f" {fmt(both['ours']):>12} {fmt(both['distro']):>13}"
                     f" {ratio(both['ours'], both['distro']):>6}")
             lines.append(row)
+        lines.extend(floor_lines(data, point))
         for fn, what in ENTRIES:
             row = f"{what:<16}"
             for side in ("client", "server"):
@@ -321,7 +410,7 @@ def report(res):
         lines.append("")
         lines.append("Repetitions (per operation; spread: largest distance "
                      "from their mean):")
-        for mset in ("ours", "distro"):
+        for mset in ("ours", "distro", "verbs"):
             for side, _ in SIDES:
                 d = data.get((point, mset, side))
                 if not d:
@@ -411,17 +500,18 @@ def self_test():
     res = tempfile.mkdtemp(prefix="profile-selftest-")
     ktext = 0xffffffff81000000
     mods = {"ours": ("rds_zc", 0xffffffffc0100000),
-            "distro": ("rds", 0xffffffffc0200000)}
+            "distro": ("rds", 0xffffffffc0200000),
+            "verbs": ("rds_zc", 0xffffffffc0100000)}
     rxe = 0xffffffffc0300000
     # per operation: RDS 1000 (ours) or 2000 (distro) insns, rxe 500,
     # kernel 3000, user 200; fixed per window 100000 in the kernel
-    per_op = {"ours": 1000, "distro": 2000}
+    per_op = {"ours": 1000, "distro": 2000, "verbs": 0}
     for node in (1, 2):
         g = os.path.join(res, "vm", f"guest{node}")
         dump = [f"# insn-profile\n"]
         wins = []
         k = 0
-        for mset in ("ours", "distro"):
+        for mset in ("ours", "distro", "verbs"):
             name, base = mods[mset]
             sd = os.path.join(g, f"syms-{mset}")
             os.makedirs(sd)
@@ -465,6 +555,8 @@ def self_test():
     with open(os.path.join(res, "profile.txt")) as f:
         text = f.read()
     assert "0.50x" in text, text
+    # whole guest per side: ours 4700, the floor 3700 (no RDS)
+    assert "1.27x" in text and "raw verbs floor" in text, text
     shutil.rmtree(res)
     print("profile-report: self-test passed")
     return True

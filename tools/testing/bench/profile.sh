@@ -9,7 +9,7 @@
 # not depend on how busy the host is.
 #
 # Usage: tools/testing/bench/profile.sh [--ops N1,N2] [--reps N]
-#		[--points LIST] [--link hub|direct] [--kernel SERIES]
+#		[--points LIST] [--no-verbs] [--link hub|direct] [--kernel SERIES]
 #		[--results DIR]
 #
 #   --ops N1,N2      operations of the two runs of each repetition
@@ -18,8 +18,14 @@
 #                    cancels what does not grow with the operations
 #   --reps N         repetitions of each point and module set (default 2):
 #                    their spread is the measurement's noise
-#   --points LIST    rtt (64 B datagram round trip), map4k (4 KiB RDMA
-#                    WRITE by MAP, 1 in flight); default rtt,map4k
+#   --points LIST    rtt (64 B datagram round trip), map4k, read4k,
+#                    map64k, read64k (4 or 64 KiB RDMA WRITE or READ by
+#                    MAP, 1 in flight), map4k16, read4k16 (16 in flight),
+#                    dgram64k (64 KiB datagrams, one sender), getmr
+#                    (RDS_GET_MR + RDS_FREE_MR of 4 KiB); default
+#                    rtt,map4k; "all" for every one
+#   --no-verbs       leave out the raw-verbs floor (verbs-floor doing
+#                    the frames of each point that has some)
 #   --link hub|direct  the guests' Ethernet: hub (default), UDP through
 #                    udp-hub.py (vm-run.sh --hub); direct, vm-run.sh's
 #                    own two-guest link (a unix stream socket)
@@ -31,7 +37,8 @@
 # instructions of every translation block inside windows the guests open
 # and close with insn-mark, and writes them to RESULTS/insn-K.txt); the
 # guests run tools/testing/bench/bench-guest.sh profile, ours first, then
-# they swap to the distribution's modules.  Then
+# they swap to the distribution's modules, then run the raw-verbs floor.
+# Then
 # tools/testing/bench/profile-report.py attributes the blocks to the
 # guests' symbols and prints the table (RESULTS/profile.txt, .csv).  See
 # Documentation/networking/rds_zc-bench.rst, "Counting instructions".
@@ -48,6 +55,8 @@ points=rtt,map4k
 kernel=6.1
 link=hub
 out=
+sets=(ours distro verbs)
+all_points=rtt,map4k,read4k,map64k,read64k,map4k16,read4k16,dgram64k,getmr
 
 usage() {
 	awk 'NR > 2 && /^#/ { sub(/^# ?/, ""); print; next } NR > 2 { exit }' "$0" >&2
@@ -59,6 +68,7 @@ while [ $# -gt 0 ]; do
 	--ops) ops=${2:?}; shift 2 ;;
 	--reps) reps=${2:?}; shift 2 ;;
 	--points) points=${2:?}; shift 2 ;;
+	--no-verbs) sets=(ours distro); shift ;;
 	--link) link=${2:?}; shift 2 ;;
 	--kernel) kernel=${2:?}; shift 2 ;;
 	--results) out=${2:?}; shift 2 ;;
@@ -74,8 +84,10 @@ hub) link_opts=(--hub) ;;
 direct) link_opts=() ;;
 *) echo "profile: --link takes hub or direct" >&2; exit 2 ;;
 esac
-[[ $points =~ ^(rtt|map4k)(,(rtt|map4k))*$ ]] ||
-	{ echo "profile: --points takes rtt, map4k, comma-separated" >&2; exit 2; }
+[ "$points" != all ] || points=$all_points
+pt="(${all_points//,/|})"
+[[ $points =~ ^$pt(,$pt)*$ ]] ||
+	{ echo "profile: --points takes some of $all_points, comma-separated, or all" >&2; exit 2; }
 
 say() {
 	echo "profile: $*"
@@ -113,6 +125,7 @@ mkdir -p "$out"
 	echo "ops=$ops"
 	echo "reps=$reps"
 	echo "points=$points"
+	echo "sets=${sets[*]}"
 	echo "link=$link"
 	echo "host_load_start=$(cut -d' ' -f1-3 /proc/loadavg)"
 } > "$out/env.txt"
@@ -120,13 +133,13 @@ mkdir -p "$out"
 # About a minute per run of 2000 round trips on an idle host, two boots'
 # worth of margin.
 npoints=$(tr ',' '\n' <<< "$points" | wc -l)
-limit=$((300 + npoints * reps * 2 * 240))
+limit=$((300 + npoints * reps * 3 * 240))
 say "vm-run.sh, time limit ${limit}s; log in $out/vm.log"
 start=$(date +%s)
 VM_QEMU_OPTS="-plugin $here/insn-profile/insn-profile.so,out=$out/insn-@GUEST@.txt" \
 	"$top/tools/testing/vm/vm-run.sh" --kernel "$kernel" --guests 2 \
 	--modules ours "${link_opts[@]}" --timeout "$limit" --results "$out/vm" -- \
-	"$here/bench-guest.sh" profile "$ops" "$reps" "$points" ours distro \
+	"$here/bench-guest.sh" profile "$ops" "$reps" "$points" "${sets[@]}" \
 	> "$out/vm.log" 2>&1
 st=$?
 grep -E '^(not ok|# vm-run: (kernel|wall))|passed, ' "$out/vm.log" | sed 's/^/profile: /'
