@@ -180,6 +180,12 @@ struct rds_ib_conn {
 	struct rds_msg	*rx_msg;	/* being reassembled, or parked */
 	struct rds_ib_hdr rx_hdr;	/* its first header */
 	u32		rx_left;	/* payload bytes still to come */
+	/*
+	 * The highest h_ack handed to the core on this incarnation: every
+	 * frame repeats the peer's last ACK, and only a higher one can
+	 * release anything.  Receive completions only.
+	 */
+	u64		rx_acked;
 	bool		rx_parked;	/* rx_msg complete, refused: hold */
 	struct rds_ib_rx_held *rx_held;	/* recv_nr entries, a FIFO */
 	unsigned int	rx_held_head;

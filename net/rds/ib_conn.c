@@ -87,6 +87,7 @@ void rds_ib_teardown(struct rds_ib_conn *ic)
 	 * higher number would release its new messages unseen (wire 2.3).
 	 */
 	atomic64_set(&ic->ack_next, 0);
+	ic->rx_acked = 0;
 }
 
 /*

@@ -300,7 +300,8 @@ def distro_reg(data):
         if not d:
             return None
         for fn, v in d["funcs"].items():
-            if fn.split(" ")[0] in DISTRO_REG_FUNCS:
+            # "name.part.0 [module]": gcc's clones count as the function
+            if fn.split(" ")[0].split(".")[0] in DISTRO_REG_FUNCS:
                 total += v
                 seen = True
     return total if seen else None
@@ -322,7 +323,7 @@ def summary(data):
         gd = both_sides(data, p, "distro", "total")
         gv = both_sides(data, p, "verbs", "total")
         if p == "getmr":
-            rd = distro_reg(data)
+            rd, gd = distro_reg(data), None
         out.append(f"{POINT_NAMES[p]:<40} {fmt(ro):>9} {fmt(rd):>9}"
                    f" {ratio(ro, rd):>6} {fmt(go):>11} {fmt(gd):>9}"
                    f" {ratio(go, gd):>6} {fmt(gv):>9} {ratio(go, gv):>6}")
