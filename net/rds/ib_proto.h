@@ -107,6 +107,19 @@ static inline void rds_ib_hdr_csum(struct rds_ib_hdr *h)
 	h->h_csum = ip_fast_csum(h, RDS_IB_HDR_SIZE / 4);
 }
 
+/*
+ * Change the h_credit of a header whose checksum is right, and update the
+ * checksum for it (RFC 1624): h_flags and h_credit are one 16-bit word.
+ */
+static inline void rds_ib_hdr_set_credit(struct rds_ib_hdr *h, u8 credit)
+{
+	__be16 old = cpu_to_be16((u16)h->h_flags << 8 | h->h_credit);
+
+	h->h_credit = credit;
+	csum_replace2(&h->h_csum, old,
+		      cpu_to_be16((u16)h->h_flags << 8 | credit));
+}
+
 /* A header is good if it carries no checksum or a correct one. */
 static inline bool rds_ib_hdr_csum_ok(const struct rds_ib_hdr *h)
 {

@@ -294,11 +294,10 @@ static u64 rds_ib_hdr_dma(struct rds_ib_conn *ic, unsigned int i)
 	return ic->send_hdrs_dma + i * sizeof(struct rds_ib_hdr);
 }
 
-/* Checksum header @i, hand it to the device and describe it as an SGE. */
+/* Hand header @i, checksummed, to the device; describe it as an SGE. */
 static void rds_ib_hdr_seal(struct rds_ib_conn *ic, unsigned int i,
 			    struct ib_sge *sge)
 {
-	rds_ib_hdr_csum(&ic->send_hdrs[i]);
 	ib_dma_sync_single_for_device(ic->rdev->ibdev, rds_ib_hdr_dma(ic, i),
 				      sizeof(struct rds_ib_hdr), DMA_TO_DEVICE);
 	sge->addr = rds_ib_hdr_dma(ic, i);
@@ -492,6 +491,9 @@ int rds_ib_xmit(struct rds_conn *conn, struct rds_msg *m, unsigned int *frag)
 	struct ib_device *ibdev = ic->rdev->ibdev;
 	unsigned int nr = max_t(unsigned int, 1,
 				DIV_ROUND_UP(m->len, RDS_IB_FRAG_SIZE));
+	struct rds_ib_hdr tmpl;	/* the header of this call's frames */
+	bool have_tmpl = false;
+	__be64 ack;
 	struct ib_send_wr wr;
 	struct ib_sge sge[2];
 	int ret = 0;
@@ -531,15 +533,30 @@ int rds_ib_xmit(struct rds_conn *conn, struct rds_msg *m, unsigned int *frag)
 			break;
 		}
 
-		memset(h, 0, sizeof(*h));
-		h->h_sequence = cpu_to_be64(m->seq);
-		h->h_ack = cpu_to_be64(atomic64_read(&ic->ack_next));
-		h->h_len = cpu_to_be32(m->len);
-		h->h_sport = m->sport;
-		h->h_dport = m->dport;
-		h->h_flags = m->flags;
-		h->h_credit = credit;
-		memcpy(h->h_exthdr, m->exthdr, sizeof(h->h_exthdr));
+		/*
+		 * Every fragment carries the same header but for the credits
+		 * it returns: build and checksum it once, then copy it and
+		 * patch the credit byte and the checksum.  Built again if
+		 * our ACK moved meanwhile: a frame never carries an older
+		 * one than an ACK frame posted before it.
+		 */
+		ack = cpu_to_be64(atomic64_read(&ic->ack_next));
+		if (!have_tmpl || ack != tmpl.h_ack) {
+			memset(&tmpl, 0, sizeof(tmpl));
+			tmpl.h_sequence = cpu_to_be64(m->seq);
+			tmpl.h_ack = ack;
+			tmpl.h_len = cpu_to_be32(m->len);
+			tmpl.h_sport = m->sport;
+			tmpl.h_dport = m->dport;
+			tmpl.h_flags = m->flags;
+			tmpl.h_credit = credit;
+			memcpy(tmpl.h_exthdr, m->exthdr, sizeof(tmpl.h_exthdr));
+			rds_ib_hdr_csum(&tmpl);
+			have_tmpl = true;
+		}
+		*h = tmpl;
+		if (credit != tmpl.h_credit)
+			rds_ib_hdr_set_credit(h, credit);
 		rds_ib_hdr_seal(ic, i, &sge[0]);
 
 		memset(&wr, 0, sizeof(wr));
@@ -674,6 +691,7 @@ void rds_ib_send_ack(struct rds_ib_conn *ic)
 		memset(h, 0, sizeof(*h));
 		h->h_ack = cpu_to_be64(atomic64_read(&ic->ack_next));
 		h->h_credit = credit;
+		rds_ib_hdr_csum(h);
 		rds_ib_hdr_seal(ic, i, &sge);
 		ic->ack_cqe.done = rds_ib_ack_done;
 		wr.wr_cqe = &ic->ack_cqe;
