@@ -5,9 +5,10 @@
  * instructions a guest spends on them tell what any RDMA consumer must
  * spend (rds_zc-bench.rst, "The raw-verbs floor").
  *
- *   verbs-floor server -a ADDR [-p PORT]
+ *   verbs-floor server -a ADDR [-p PORT] [--timeout SECS]
  *   verbs-floor client -a ADDR -s SERVER [-p PORT] -n OPS
  *		--cycle rtt|write|read [--size BYTES] [--inflight N]
+ *		[--timeout SECS]
  *
  * One RC connection through rdma_cm; the client names a registered
  * buffer of --size bytes in the connect request's private data.  A
@@ -22,8 +23,8 @@
  * --inflight N keeps N requests outstanding.  Completions are waited for
  * on a completion channel (no busy polling: polling would count the
  * instructions of a spinning CPU).  The server serves one client and
- * exits when it says goodbye.  Exit status 0 when every operation
- * completed.
+ * exits when it says goodbye.  Both give up after --timeout seconds
+ * (default 600).  Exit status 0 when every operation completed.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -252,6 +253,9 @@ static int server(struct ctx *c, const char *addr, const char *port)
 	setup(c, c->peer.size ? c->peer.size : 64);
 	cp.responder_resources = 1;
 	cp.initiator_depth = 1;
+	/* a frame the link lost is sent again, as by the client's QP */
+	cp.retry_count = 7;
+	cp.rnr_retry_count = 7;
 	if (rdma_accept(c->id, &cp))
 		die("rdma_accept");
 	cm_expect(c, RDMA_CM_EVENT_ESTABLISHED, NULL);
@@ -322,10 +326,11 @@ int main(int argc, char **argv)
 		{ "addr", 1, NULL, 'a' }, { "server", 1, NULL, 's' },
 		{ "port", 1, NULL, 'p' }, { "ops", 1, NULL, 'n' },
 		{ "cycle", 1, NULL, 'c' }, { "size", 1, NULL, 'z' },
-		{ "inflight", 1, NULL, 'i' }, { NULL, 0, NULL, 0 },
+		{ "inflight", 1, NULL, 'i' }, { "timeout", 1, NULL, 't' },
+		{ NULL, 0, NULL, 0 },
 	};
 	const char *addr = NULL, *saddr = NULL, *port = "18790";
-	unsigned int cycle = 0, size = 0, inflight = 1;
+	unsigned int cycle = 0, size = 0, inflight = 1, timeout = 600;
 	struct ctx c = {};
 	long ops = 1000;
 	int o;
@@ -353,6 +358,9 @@ int main(int argc, char **argv)
 		case 'i':
 			inflight = atoi(optarg);
 			break;
+		case 't':
+			timeout = atoi(optarg);
+			break;
 		case 'c':
 			cycle = !strcmp(optarg, "write") ? 1 :
 				!strcmp(optarg, "read") ? 2 :
@@ -365,6 +373,8 @@ int main(int argc, char **argv)
 	if (!addr || cycle > 2 || size > MAX_SIZE || ops < 1 ||
 	    inflight < 1 || inflight > RING / 2 || (cycle && !size))
 		goto usage;
+	/* SIGALRM ends a run that lost its peer: never a hung bench */
+	alarm(timeout);
 	c.ech = rdma_create_event_channel();
 	if (!c.ech)
 		die("rdma_create_event_channel");
@@ -374,7 +384,7 @@ int main(int argc, char **argv)
 		return client(&c, addr, saddr, port, ops, cycle, size,
 			      inflight);
 usage:
-	fprintf(stderr, "usage: verbs-floor server -a ADDR [-p PORT]\n"
-		"       verbs-floor client -a ADDR -s SERVER [-p PORT] -n OPS --cycle rtt|write|read [--size BYTES] [--inflight N]\n");
+	fprintf(stderr, "usage: verbs-floor server -a ADDR [-p PORT] [--timeout SECS]\n"
+		"       verbs-floor client -a ADDR -s SERVER [-p PORT] -n OPS --cycle rtt|write|read [--size BYTES] [--inflight N] [--timeout SECS]\n");
 	return 2;
 }
