@@ -95,6 +95,9 @@ struct rds_ib_send_slot {
 	struct rds_msg	*msg;		/* referenced while posted */
 	u64		dma;		/* payload mapping, 0 if none */
 	u32		dma_len;
+	/* A zero-copy fragment's rest, in the next user page, 0 if none. */
+	u64		dma2;
+	u32		dma2_len;
 	bool		dma_single;	/* inline payload: map_single */
 	bool		reg;		/* the REG_MR of msg->reg_mr */
 	bool		rdma;		/* an RDMA WR of msg->op */

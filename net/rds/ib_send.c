@@ -13,9 +13,10 @@
  * RDS does.  RC completes a send queue in order, so the completion of a
  * signaled WR releases the slots of the unsignaled ones before it too
  * (a WR that fails has a completion of its own, whatever its flags).
- * REG_MR WRs, the last RDMA WR of an operation without SENDs, and every
- * SEND of a message carrying an operation or a key, are always signaled:
- * their completions end operations and release keys, which must not wait
+ * REG_MR WRs, the last RDMA WR of an operation without SENDs, every
+ * SEND of a message carrying an operation or a key, and the last SEND of
+ * a zero-copy message are always signaled: their completions end
+ * operations, release keys and give user pages back, which must not wait
  * for later traffic.  The other RDMA WRs of an operation count as plain
  * SENDs do: the completion of the message's first SEND, or of a later
  * signaled RDMA WR, ends them, and the last one's slot then ends the
@@ -53,6 +54,10 @@ static void rds_ib_send_unmap(struct rds_ib_conn *ic,
 	else if (slot->dma)
 		ib_dma_unmap_page(ic->rdev->ibdev, slot->dma, slot->dma_len,
 				  DMA_TO_DEVICE);
+	if (slot->dma2)
+		ib_dma_unmap_page(ic->rdev->ibdev, slot->dma2, slot->dma2_len,
+				  DMA_TO_DEVICE);
+	slot->dma2 = 0;
 	slot->dma = 0;
 	slot->dma_single = false;
 	rds_msg_put(slot->msg);
@@ -475,6 +480,54 @@ static int rds_ib_xmit_reg(struct rds_ib_conn *ic, struct rds_msg *m)
 	return 0;
 }
 
+/*
+ * Map the payload of the fragment at @off of a message of pages into
+ * @slot.  A zero-copy message starts anywhere in its first user page, so
+ * its fragments straddle two pages: the second part is mapped too, as
+ * @slot->dma2, and described in *@sge2.  The SEND carries the same bytes
+ * as a copied message's would: the wire cannot tell them apart.
+ * Return: 0, with @slot->dma to be checked by the caller, or -ENOMEM
+ * when the second part failed, -EOPNOTSUPP (the connection drops) when
+ * the QP has no third gather entry for it.
+ */
+static int rds_ib_xmit_map_frag(struct rds_ib_conn *ic,
+				struct rds_ib_send_slot *slot,
+				const struct rds_msg *m, size_t off,
+				struct ib_sge *sge2)
+{
+	struct ib_device *ibdev = ic->rdev->ibdev;
+	size_t len = min_t(size_t, m->len - off, RDS_IB_FRAG_SIZE);
+	struct page *page;
+	size_t poff, p2;
+
+	page = rds_msg_page(m, off, &poff);
+	slot->dma_len = min_t(size_t, len, PAGE_SIZE - poff);
+	if (slot->dma_len < len) {
+		if (ic->max_sge < 3)	/* no device we know of */
+			return -EOPNOTSUPP;
+		slot->dma2_len = len - slot->dma_len;
+		slot->dma2 = ib_dma_map_page(ibdev,
+					     rds_msg_page(m, off + slot->dma_len,
+							  &p2),
+					     0, slot->dma2_len, DMA_TO_DEVICE);
+		if (ib_dma_mapping_error(ibdev, slot->dma2)) {
+			slot->dma2 = 0;
+			return -ENOMEM;
+		}
+		sge2->addr = slot->dma2;
+		sge2->length = slot->dma2_len;
+		sge2->lkey = ic->rdev->pd->local_dma_lkey;
+	}
+	slot->dma = ib_dma_map_page(ibdev, page, poff, slot->dma_len,
+				    DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(ibdev, slot->dma) && slot->dma2) {
+		ib_dma_unmap_page(ibdev, slot->dma2, slot->dma2_len,
+				  DMA_TO_DEVICE);
+		slot->dma2 = 0;
+	}
+	return 0;
+}
+
 /**
  * rds_ib_xmit() - post the fragments of a message
  * @conn: the connection, up
@@ -495,7 +548,7 @@ int rds_ib_xmit(struct rds_conn *conn, struct rds_msg *m, unsigned int *frag)
 	bool have_tmpl = false;
 	__be64 ack;
 	struct ib_send_wr wr;
-	struct ib_sge sge[2];
+	struct ib_sge sge[3];
 	int ret = 0;
 	u8 credit;
 
@@ -564,7 +617,11 @@ int rds_ib_xmit(struct rds_conn *conn, struct rds_msg *m, unsigned int *frag)
 		wr.sg_list = sge;
 		wr.num_sge = 1;
 		wr.opcode = IB_WR_SEND;
-		if (m->op || m->reg_mr ||
+		/*
+		 * A zero-copy message's last SEND too: its completion must
+		 * not wait for later traffic to give the user's pages back.
+		 */
+		if (m->op || m->reg_mr || (m->zc && *frag == nr - 1) ||
 		    ++ic->send_unsignaled >= rds_ib_signal_every(ic)) {
 			wr.send_flags = IB_SEND_SIGNALED;
 			ic->send_unsignaled = 0;
@@ -594,12 +651,12 @@ int rds_ib_xmit(struct rds_conn *conn, struct rds_msg *m, unsigned int *frag)
 							      slot->dma_len,
 							      DMA_TO_DEVICE);
 			} else {
-				slot->dma_len = min_t(size_t, m->len - off,
-						      RDS_IB_FRAG_SIZE);
-				slot->dma = ib_dma_map_page(ibdev,
-							    m->pages[*frag], 0,
-							    slot->dma_len,
-							    DMA_TO_DEVICE);
+				ret = rds_ib_xmit_map_frag(ic, slot, m, off,
+							   &sge[2]);
+				if (ret) {
+					atomic_inc(&ic->send_free);
+					return ret;
+				}
 			}
 			if (ib_dma_mapping_error(ibdev, slot->dma)) {
 				slot->dma = 0;
@@ -609,7 +666,7 @@ int rds_ib_xmit(struct rds_conn *conn, struct rds_msg *m, unsigned int *frag)
 			sge[1].addr = slot->dma;
 			sge[1].length = slot->dma_len;
 			sge[1].lkey = ic->rdev->pd->local_dma_lkey;
-			wr.num_sge = 2;
+			wr.num_sge = slot->dma2 ? 3 : 2;
 		}
 		slot->msg = rds_msg_get(m);
 

@@ -77,6 +77,38 @@ struct rds_msg *rds_msg_alloc_empty(size_t len, gfp_t gfp)
 EXPORT_SYMBOL_GPL(rds_msg_alloc_empty);
 
 /**
+ * rds_msg_alloc_user() - a message whose payload stays in user pages
+ * @len: payload length, at most RDS_MAX_MSG_SIZE
+ * @pg_off: where the payload starts in @pages[0], below PAGE_SIZE
+ * @pages: the pinned pages holding it, DIV_ROUND_UP(@pg_off + @len,
+ *	   PAGE_SIZE) of them; the caller keeps them pinned until its
+ *	   @zc->done runs, and sets @zc before handing the message on
+ * @gfp: allocation flags
+ *
+ * Return: a message with one reference, or NULL.
+ */
+struct rds_msg *rds_msg_alloc_user(size_t len, unsigned int pg_off,
+				   struct page **pages, gfp_t gfp)
+{
+	unsigned int nr = DIV_ROUND_UP(pg_off + len, PAGE_SIZE);
+	struct rds_msg *m;
+
+	if (WARN_ON_ONCE(len > RDS_MAX_MSG_SIZE || pg_off >= PAGE_SIZE))
+		return NULL;
+	m = kzalloc(struct_size(m, pages, nr), gfp | __GFP_NOWARN);
+	if (!m)
+		return NULL;
+	refcount_set(&m->refs, 1);
+	INIT_LIST_HEAD(&m->conn_item);
+	m->len = len;
+	m->pg_off = pg_off;
+	m->user_pages = true;
+	memcpy(m->pages, pages, nr * sizeof(*pages));
+	m->nr_pages = nr;
+	return m;
+}
+
+/**
  * rds_msg_alloc_inline() - allocate a message holding its payload inline
  * @len: payload length, at most RDS_MSG_INLINE_MAX
  * @gfp: allocation flags
@@ -117,8 +149,7 @@ EXPORT_SYMBOL_GPL(rds_msg_alloc_inline);
 struct rds_msg *rds_msg_copy_inline(const struct rds_msg *m, gfp_t gfp)
 {
 	struct rds_msg *c = rds_msg_alloc_inline(m->len, gfp);
-	size_t done, n;
-	unsigned int i;
+	size_t done, n, off;
 
 	if (!c)
 		return NULL;
@@ -131,9 +162,11 @@ struct rds_msg *rds_msg_copy_inline(const struct rds_msg *m, gfp_t gfp)
 		memcpy(c->data, m->data, m->len);
 		return c;
 	}
-	for (i = 0, done = 0; done < m->len; i++, done += n) {
-		n = min_t(size_t, m->len - done, PAGE_SIZE);
-		memcpy_from_page((char *)c->data + done, m->pages[i], 0, n);
+	for (done = 0; done < m->len; done += n) {
+		struct page *page = rds_msg_page(m, done, &off);
+
+		n = min_t(size_t, m->len - done, PAGE_SIZE - off);
+		memcpy_from_page((char *)c->data + done, page, off, n);
 	}
 	return c;
 }
@@ -175,17 +208,16 @@ int rds_msg_copy_from_iter(struct rds_msg *m, struct iov_iter *from)
 int rds_msg_copy_to_iter(const struct rds_msg *m, size_t len,
 			 struct iov_iter *to)
 {
-	size_t left = len;
-	unsigned int i;
+	size_t done, n, off;
 
 	if (m->data)
 		return copy_to_iter(m->data, len, to) == len ? (int)len : -EFAULT;
-	for (i = 0; left; i++) {
-		size_t n = min_t(size_t, left, PAGE_SIZE);
+	for (done = 0; done < len; done += n) {
+		struct page *page = rds_msg_page(m, done, &off);
 
-		if (copy_page_to_iter(m->pages[i], 0, n, to) != n)
+		n = min_t(size_t, len - done, PAGE_SIZE - off);
+		if (copy_page_to_iter(page, off, n, to) != n)
 			return -EFAULT;
-		left -= n;
 	}
 	return len;
 }
@@ -203,8 +235,11 @@ void rds_msg_put(struct rds_msg *m)
 	WARN_ON_ONCE(m->rs);	/* still charged to a socket */
 	if (m->release)
 		m->release(m);
-	for (i = 0; i < m->nr_pages; i++)
+	for (i = 0; i < m->nr_pages && !m->user_pages; i++)
 		__free_page(m->pages[i]);
+	/* Nothing reads the payload any more: the sender may reuse it. */
+	if (m->zc)
+		m->zc->done(m->zc);
 	kfree(m);
 }
 EXPORT_SYMBOL_GPL(rds_msg_put);

@@ -77,10 +77,48 @@ struct rds_msg {
 	 * the sequence number becomes a gap (wire 8.4).
 	 */
 	bool		no_sends;
+	/*
+	 * MSG_ZEROCOPY (zcopy.c): @zc is told when the message is freed, at
+	 * its last reference; with @user_pages, @pages are the sender's own
+	 * pinned pages, which @zc owns, and the payload starts @pg_off bytes
+	 * into the first one.  Read them with rds_msg_page().
+	 */
+	struct rds_msg_zc *zc;
+	bool		user_pages;
+	unsigned int	pg_off;
 	void		*data;		/* inline payload, or NULL: pages */
 	unsigned int	nr_pages;	/* pages filled in */
-	struct page	*pages[];	/* DIV_ROUND_UP(len, PAGE_SIZE) */
+	struct page	*pages[];	/* DIV_ROUND_UP(pg_off + len, PAGE_SIZE) */
 };
+
+/*
+ * What a message's zero-copy state shows this layer: @done runs once,
+ * when the message is freed, in any context; the layer above owns the
+ * rest.
+ */
+struct rds_msg_zc {
+	void (*done)(struct rds_msg_zc *zc);
+};
+
+/**
+ * rds_msg_page() - where payload byte @off of a message of pages lies
+ * @m: message whose payload is in @m->pages (@m->data is NULL)
+ * @off: byte offset in the payload, below @m->len
+ * @poff: out: the offset of that byte in the returned page
+ *
+ * Zero-copy messages start anywhere in their first page, so a transport
+ * sending PAGE_SIZE bytes from @off may need the next page too: the
+ * first PAGE_SIZE - *@poff bytes are in this one.
+ *
+ * Return: the page.
+ */
+static inline struct page *rds_msg_page(const struct rds_msg *m, size_t off,
+					size_t *poff)
+{
+	off += m->pg_off;
+	*poff = off & ~PAGE_MASK;
+	return m->pages[off >> PAGE_SHIFT];
+}
 
 /*
  * Receive-path time stamps (local_clock()), for SO_RDS_MSG_RXPATH_LATENCY:
@@ -113,6 +151,8 @@ struct rds_incoming {
 struct rds_msg *rds_msg_alloc(size_t len, gfp_t gfp);
 struct rds_msg *rds_msg_alloc_empty(size_t len, gfp_t gfp);
 struct rds_msg *rds_msg_alloc_inline(size_t len, gfp_t gfp);
+struct rds_msg *rds_msg_alloc_user(size_t len, unsigned int pg_off,
+				   struct page **pages, gfp_t gfp);
 struct rds_msg *rds_msg_copy_inline(const struct rds_msg *m, gfp_t gfp);
 
 /*

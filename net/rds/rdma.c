@@ -127,8 +127,8 @@ static const u8 *rds_exthdr_find(const u8 *ext, u8 type)
  * rds_rdma_cmsg_type() - may a sendmsg() carry this SOL_RDS control message?
  * @type: its cmsg_type
  *
- * Return: 0 for the RDMA, atomic and operation id ones, -EOPNOTSUPP for zero-copy
- * cookies, which this implementation does not carry, -EINVAL otherwise.
+ * Return: 0 for the RDMA, atomic and operation id ones and for zero-copy
+ * cookies (send.c takes those), -EINVAL otherwise.
  */
 int rds_rdma_cmsg_type(int type)
 {
@@ -141,9 +141,8 @@ int rds_rdma_cmsg_type(int type)
 	case RDS_CMSG_MASKED_ATOMIC_FADD:
 	case RDS_CMSG_MASKED_ATOMIC_CSWP:
 	case RDS_CMSG_OP_ID:
-		return 0;
 	case RDS_CMSG_ZCOPY_COOKIE:
-		return -EOPNOTSUPP;
+		return 0;
 	default:
 		return -EINVAL;
 	}
@@ -237,6 +236,8 @@ int rds_rdma_cmsgs(struct rds_sock *rs, struct msghdr *msg, struct rds_msg *m,
 			if (id_addr || len < sizeof(*id_addr))
 				return -EINVAL;
 			id_addr = CMSG_DATA(cmsg);
+			break;
+		case RDS_CMSG_ZCOPY_COOKIE:	/* send.c took it */
 			break;
 		default:
 			return rds_rdma_cmsg_type(cmsg->cmsg_type);

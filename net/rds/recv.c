@@ -39,6 +39,7 @@
 #include "stats.h"
 #include "trace.h"
 #include "transport.h"
+#include "zcopy.h"
 
 /*
  * The memory a socket's queue may hold before its port is congested:
@@ -191,12 +192,13 @@ static inline bool rds_recv_ready(struct rds_sock *rs, bool cong, bool rdma)
  * rds_recv_readable() - would recvmsg() return something now?
  * @rs: the socket
  *
- * Return: true if a message or a congestion or RDMA notification waits,
- * even one that only a reader with a control buffer can take.
+ * Return: true if a message, a congestion or RDMA notification or a
+ * zero-copy completion waits, even one that only a reader with a control
+ * buffer can take.
  */
 bool rds_recv_readable(struct rds_sock *rs)
 {
-	return rds_recv_ready(rs, true, true);
+	return rds_recv_ready(rs, true, true) || rds_zc_readable(rs);
 }
 
 /**
@@ -360,6 +362,9 @@ static int rds_recv_one(struct rds_sock *rs, struct msghdr *msg,
 	if (rds_recv_put_latency(rs, msg, inc) || rds_rdma_put_dest(msg, inc) ||
 	    rds_recv_put_tstamp(rs, msg, inc))
 		return -EFAULT;
+	/* Zero-copy completions ride along, room permitting. */
+	if (rds_zc_recv_cmsg(rs, msg) < 0)
+		return -EFAULT;
 	rds_recv_fill_name(msg, inc);
 	trace_rds_recv_read(&inc->saddr, inc->sport, &inc->daddr, inc->dport,
 			    len, ret);
@@ -454,8 +459,18 @@ int rds_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
 			if (ret != -EAGAIN)
 				return ret;
 		}
-		if (!timeo)
-			return -EAGAIN;
+		if (!timeo) {
+			/*
+			 * No datagram for a reader that may not wait: zero-copy
+			 * completions alone, in an empty message, as in the
+			 * distribution.  A blocking reader waits for a
+			 * datagram, and they come with it.
+			 */
+			ret = rds_zc_recv_cmsg(rs, msg);
+			if (ret > 0)
+				return 0;
+			return ret < 0 ? ret : -EAGAIN;
+		}
 
 		/* Not woken for notifications this reader cannot take. */
 		timeo = wait_event_interruptible_timeout(*sk_sleep(sk),

@@ -24,10 +24,12 @@
 #include "stats.h"
 #include "trace.h"
 #include "transport.h"
+#include "zcopy.h"
 
 /*
  * The flags RDS has always accepted; programs rely on others failing.
- * MSG_ZEROCOPY is accepted and means nothing unless SO_ZEROCOPY is on.
+ * MSG_ZEROCOPY sends without a copy when SO_ZEROCOPY is on (zcopy.c);
+ * without SO_ZEROCOPY it is EINVAL, as in the distribution.
  */
 #define RDS_SEND_FLAGS	(MSG_DONTWAIT | MSG_CMSG_COMPAT | MSG_ZEROCOPY)
 
@@ -69,14 +71,34 @@ static int rds_send_scope(const struct rds_sock *rs,
 	return 0;
 }
 
+/* Whether a SOL_RDS control message carries an RDMA operation or atomic. */
+static bool rds_send_cmsg_is_op(int type)
+{
+	switch (type) {
+	case RDS_CMSG_RDMA_ARGS:
+	case RDS_CMSG_ATOMIC_FADD:
+	case RDS_CMSG_ATOMIC_CSWP:
+	case RDS_CMSG_MASKED_ATOMIC_FADD:
+	case RDS_CMSG_MASKED_ATOMIC_CSWP:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /*
  * Control messages, a first pass before anything is allocated: those of
  * other levels are ignored, as by every datagram socket; the RDMA ones
- * are parsed by rds_rdma_cmsgs() once the message exists; zero-copy
- * cookies are not supported.
+ * are parsed by rds_rdma_cmsgs() once the message exists.  A zero-copy
+ * cookie is taken here, into *@cookie, with the distribution's errnos:
+ * EINVAL for one shorter than a u32, one without a zero-copy send of a
+ * payload (@zcopy), one with an RDMA operation or atomic, and for
+ * MSG_ZEROCOPY without one; two are EINVAL too, as two of any kind.
  */
-static int rds_send_check_cmsgs(struct msghdr *msg)
+static int rds_send_check_cmsgs(struct msghdr *msg, bool zcopy, size_t len,
+				u32 *cookie)
 {
+	bool has_cookie = false, has_op = false;
 	struct cmsghdr *cmsg;
 	int ret;
 
@@ -85,10 +107,23 @@ static int rds_send_check_cmsgs(struct msghdr *msg)
 			return -EINVAL;
 		if (cmsg->cmsg_level != SOL_RDS)
 			continue;
+		if (cmsg->cmsg_type == RDS_CMSG_ZCOPY_COOKIE) {
+			if (cmsg->cmsg_len < CMSG_LEN(sizeof(*cookie)) ||
+			    !zcopy || !len || has_cookie)
+				return -EINVAL;
+			memcpy(cookie, CMSG_DATA(cmsg), sizeof(*cookie));
+			has_cookie = true;
+			continue;
+		}
+		has_op |= rds_send_cmsg_is_op(cmsg->cmsg_type);
 		ret = rds_rdma_cmsg_type(cmsg->cmsg_type);
 		if (ret)
 			return ret;
 	}
+	if ((msg->msg_flags & MSG_ZEROCOPY) && !has_cookie)
+		return -EINVAL;
+	if (has_cookie && has_op)
+		return -EINVAL;
 	return 0;
 }
 
@@ -309,7 +344,9 @@ static int rds_send_remote(struct rds_sock *rs, const struct rds_transport *tran
  * new connection and net.rds.conn_max or conn_max_per_peer is reached
  * (connection.c), -ENOBUFS also for an RDMA operation whose notification
  * would take the socket's notifications over half its SO_RCVBUF
- * (rdma_op.c).
+ * (rdma_op.c) and for a zero-copy send when the socket holds as many
+ * completions not read as it may, -ENOMEM for a zero-copy send whose
+ * pinned pages would go over RLIMIT_MEMLOCK (zcopy.c).
  */
 int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 {
@@ -324,15 +361,14 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	__be16 sport, dport;
 	struct rds_msg *m;
 	bool remote, pinned;
-	u32 scope;
+	bool zcopy = (msg->msg_flags & MSG_ZEROCOPY) &&
+		     sock_flag(sk, SOCK_ZEROCOPY);
+	u32 scope, cookie = 0;
 	u8 tos;
 	int ret;
 
 	rds_defer_run(rs);	/* releases of earlier operations first */
 	if (msg->msg_flags & ~RDS_SEND_FLAGS)
-		return -EOPNOTSUPP;
-	/* Zero-copy sends need a transport that has them; none does. */
-	if ((msg->msg_flags & MSG_ZEROCOPY) && sock_flag(sk, SOCK_ZEROCOPY))
 		return -EOPNOTSUPP;
 	if (msg->msg_namelen) {
 		ret = rds_send_dest(msg, &daddr, &dport, &scope);
@@ -366,13 +402,21 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	if (ret)
 		return ret;
 
-	ret = rds_send_check_cmsgs(msg);
+	ret = rds_send_check_cmsgs(msg, zcopy, len, &cookie);
 	if (ret)
 		goto out_conn;
 	ret = -EMSGSIZE;
 	if (len > RDS_MAX_MSG_SIZE || len > rds_sk_sndbuf(rs))
 		goto out_conn;
 
+	if (zcopy) {	/* the user's pages, pinned (zcopy.c) */
+		m = rds_zc_msg_build(rs, &msg->msg_iter, len, cookie);
+		if (IS_ERR(m)) {
+			ret = PTR_ERR(m);
+			goto out_conn;
+		}
+		goto built;
+	}
 	/* A small payload goes inline: no page per datagram. */
 	if (len && len <= RDS_MSG_INLINE_MAX)
 		m = rds_msg_alloc_inline(len, GFP_KERNEL | __GFP_ACCOUNT);
@@ -384,6 +428,7 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	ret = rds_msg_copy_from_iter(m, &msg->msg_iter);
 	if (ret)
 		goto out;
+built:
 	/* A connection cached for this destination says it already. */
 	remote = conn ||
 		 rds_send_is_remote(rs, trans, pinned, &saddr, &daddr, scope);
@@ -413,6 +458,9 @@ sent:
 	ret = len;
 out:
 	trace_rds_send(&saddr, sport, &daddr, dport, len, ret);
+	/* A send that failed keeps its buffer: no completion for it. */
+	if (ret < 0 && m && m->zc)
+		rds_zc_msg_abort(m);
 	rds_msg_put(m);
 out_conn:
 	if (conn)

@@ -26,6 +26,7 @@
  *  - recv_mutex serialises readers, so the head of recv_queue stays put
  *    while one of them copies it to user memory.
  *  - cong_mon is protected by the congestion code's monitor lock.
+ *  - zc_lock (interrupts off) protects zc_queue and zc_dead (zcopy.c).
  */
 #ifndef _RDS_ZC_SOCK_H
 #define _RDS_ZC_SOCK_H
@@ -114,6 +115,16 @@ struct rds_sock {
 	struct list_head op_inflight;	/* operations not done, by id */
 	bool		op_done_unseen;	/* one ended since the last barrier */
 	wait_queue_head_t op_wait;	/* barriers waiting */
+
+	/*
+	 * MSG_ZEROCOPY completions (zcopy.c): batches of cookies waiting for
+	 * recvmsg(), and the count of completions not read yet, queued or
+	 * still to come, which bounds them; zc_dead once released.
+	 */
+	spinlock_t	zc_lock;
+	struct list_head zc_queue;	/* of struct rds_zc_note */
+	atomic_t	zc_pending;
+	bool		zc_dead;
 
 	struct rds_cong_monitor cong_mon;
 	/* Set by a send refused with ENOBUFS, cleared by poll() reporting it. */

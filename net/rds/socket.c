@@ -28,6 +28,7 @@
 #include "stats.h"
 #include "trace.h"
 #include "transport_core.h"
+#include "zcopy.h"
 
 static struct proto rds_proto = {
 	.name		= "RDS_ZC",
@@ -109,6 +110,7 @@ static int rds_create(struct net *net, struct socket *sock, int protocol,
 	mutex_init(&rs->recv_mutex);
 	spin_lock_init(&rs->snd_lock);
 	rds_rdma_sock_init(rs);
+	rds_zc_sock_init(rs);
 	rds_cong_monitor_init(&rs->cong_mon, net, rds_sock_cong_wake);
 
 	spin_lock_bh(&rds_sock_list_lock);
@@ -145,6 +147,8 @@ static int rds_release(struct socket *sock)
 	 * message the transport still holds: they go with it (mr.c).
 	 */
 	rds_rdma_sock_release(rs);
+	/* Completions not read; later ones go unreported (zcopy.c). */
+	rds_zc_sock_release(rs);
 
 	lock_sock(sk);
 	rds_cong_map_put(rs->cong_map);

@@ -31,6 +31,7 @@ CORE_LAYERS = [
     ('cong', ['cong']),
     ('defer', ['defer']),
     ('rdma', ['rdma', 'mr', 'rdma_op', 'op_barrier']),
+    ('zcopy', ['zcopy']),
     ('connection', ['connection', 'conn_state', 'conn_send', 'conn_recv',
                     'conn_info']),
     ('transport', ['transport']),
