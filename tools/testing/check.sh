@@ -102,18 +102,18 @@ LANES=(
 # listed must report at least one.
 declare -A MIN_RESULTS=(
 	[static]=107
-	[ours-6.1]=140
-	[ours-6.12]=140
-	[distro-6.1]=113
-	[distro-6.12]=113
-	[remote-ours-ours-6.1]=334
-	[remote-ours-ours-6.12]=334
-	[remote-distro-distro-6.1]=253
-	[remote-ours-distro-6.1]=257
-	[remote-ours-distro-6.12]=201
-	[remote-distro-ours-6.1]=107
-	[remote-ours-ours-credits-6.1]=136
-	[remote-ours-distro-credits-6.1]=136
+	[ours-6.1]=146
+	[ours-6.12]=146
+	[distro-6.1]=119
+	[distro-6.12]=119
+	[remote-ours-ours-6.1]=341
+	[remote-ours-ours-6.12]=341
+	[remote-distro-distro-6.1]=260
+	[remote-ours-distro-6.1]=264
+	[remote-ours-distro-6.12]=208
+	[remote-distro-ours-6.1]=114
+	[remote-ours-ours-credits-6.1]=138
+	[remote-ours-distro-credits-6.1]=138
 	# tools/testing/dkms-check.sh: 1 + 2 x 10 + 2
 	[dkms]=23
 )

@@ -64,6 +64,16 @@
 #		  connection's work and its transport shutdown) is a few
 #		  instructions wide, so a pass proves little; a failure
 #		  is real.  Skipped when no node runs our modules.
+#   zcopy_cut	  300 messages a stream, with zero-copy senders
+#		  (rds_stream send -z) on the nodes that run our modules:
+#		  each message from one of 8 buffers in turn, reused and
+#		  written over only when its completion comes, which our
+#		  RDS reports once the peer acknowledged it.  Node 1 cuts
+#		  its frames for 3 s (as link_cut), then deletes its rxe
+#		  device for 2 s (as rdma_link): messages wait, pinned, and
+#		  go again over a new connection.  The streams must arrive
+#		  whole and intact, and every completion come once, in
+#		  order.
 #
 # When a stream of a case fails, the node prints what it knows (state_dump): RDS's
 # connections and non-zero counters (rds_state), the rdma_cm ids and QPs,
@@ -97,7 +107,8 @@ STREAM=$here/rds_stream
 STATE=$here/rds_state
 TRACING=/sys/kernel/tracing
 BARRIER=${RDS_VM_TOOLS:-$here/../../../vm}/guest-barrier.sh
-DEFAULT_CASES=(link_cut module_reload rdma_link link_down unload_connecting)
+DEFAULT_CASES=(link_cut module_reload rdma_link link_down unload_connecting zcopy_cut)
+send_opts=()	# rds_stream send's extra options, per case
 COUNT=600		# messages per stream
 INTERVAL=10		# ms between two messages
 TRIGGER=100		# messages received before the fault
@@ -217,7 +228,7 @@ two_streams() {	# two_streams NAME CASE_NO FAULT_NODE FAULT_FN
 		-b "$RDS_ADDR:$(port "$c" 10 "$me")" \
 		-t "$RDS_PEER_ADDR:$(port "$c" 0 "$peer")" \
 		-n "$COUNT" -i "$INTERVAL" -T "$SEND_LIMIT" \
-		-w "$peer_work/$name.received"
+		-w "$peer_work/$name.received" "${send_opts[@]}"
 	spid=$!
 	if [ "$me" = "$fnode" ]; then
 		# Both streams flow (this one has, and both began together).
@@ -268,6 +279,28 @@ case_link_cut() {
 	netem_arm
 	two_streams link_cut 4 1 fault_link_cut
 	netem_disarm
+}
+
+# A cut, then the device gone and back: what was sent meanwhile waits
+# on the connection, pinned, and goes again over a new one.
+fault_zcopy() {
+	netem_cut 3 || return 1
+	fault_note link_cut
+	fault_rdma_link || return 1
+	fault_note rdma_link
+}
+
+# Zero-copy senders where our modules run (the distribution's have
+# zero-copy on TCP only: its node sends plainly, and receives ours).
+case_zcopy_cut() {
+	local COUNT=300
+
+	fault_desc="every frame $netdev sends lost for 3 s, then rdma link del $DEV for 2 s; zero-copy senders"
+	[ "${RDS_MODULES:-}" = ours ] && send_opts=(-z)
+	netem_arm
+	two_streams zcopy_cut 6 1 fault_zcopy
+	netem_disarm
+	send_opts=()
 }
 
 # The node whose link goes down: the first that runs our modules (the

@@ -105,6 +105,12 @@ static const struct rt_case cases[] = {
 	RT_CASE(rx_timestamp, 0),
 	RT_CASE(netns_isolation, 0),
 	RT_CASE(netns_limits, 60),
+	RT_CASE(zcopy_errnos, 0),
+	RT_CASE(zcopy_local_bytes, 30),
+	RT_CASE(zcopy_completions, 30),
+	RT_CASE(zcopy_queue_bound, 30),
+	RT_CASE(zcopy_memlock, 30),
+	RT_CASE(zcopy_close_inflight, 30),
 };
 
 /* Use RDS_ADDR as the main address if a socket can bind to it. */

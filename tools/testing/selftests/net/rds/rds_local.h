@@ -14,6 +14,7 @@
  *			timestamps
  *   rds_local_rdma.c	RDMA notifications
  *   rds_local_netns.c	network namespaces
+ *   rds_local_zcopy.c	zero-copy sends
  */
 #ifndef RDS_LOCAL_H
 #define RDS_LOCAL_H
@@ -368,5 +369,12 @@ void test_rx_timestamp(void);
 /* rds_local_netns.c */
 void test_netns_isolation(void);
 void test_netns_limits(void);
+
+void test_zcopy_errnos(void);
+void test_zcopy_local_bytes(void);
+void test_zcopy_completions(void);
+void test_zcopy_queue_bound(void);
+void test_zcopy_memlock(void);
+void test_zcopy_close_inflight(void);
 
 #endif /* RDS_LOCAL_H */

@@ -217,7 +217,7 @@ void test_send_bad_args(void)
 	sin_set(sin, in_addr_of("224.0.0.1"), ntohs(r.sin_port));
 	EXPECT_SYS_ERR(sendto(tx, "x", 1, 0, sa, sizeof(*sin)), EINVAL);
 
-	/* Only MSG_DONTWAIT (and MSG_ZEROCOPY) are accepted. */
+	/* Only MSG_DONTWAIT and MSG_ZEROCOPY (rds_local_zcopy.c) are accepted. */
 	for (i = 0; i < ARRAY_SIZE(flags); i++)
 		if (!EXPECT_SYS_ERR(sendto(tx, "x", 1, flags[i].flag,
 					   (void *)&r, sizeof(r)), EOPNOTSUPP))

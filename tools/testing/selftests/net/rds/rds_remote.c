@@ -72,6 +72,7 @@ static const struct rt_case cases[] = {
 	RT_CASE(held_back, 90),
 	RT_CASE(rx_nomem, 90),
 	RT_CASE(info6_tables, 30),
+	RT_CASE(zcopy_both_ways, 120),
 };
 
 int main(int argc, char **argv)

@@ -11,6 +11,7 @@
  *   rds_remote_flow.c	flow control, the connect race, ping, idle ACKs,
  *			messages held back, receive allocations failing
  *   rds_remote_info.c	RDS_INFO and RDS6_INFO tables
+ *   rds_remote_zcopy.c	zero-copy sends
  */
 #ifndef RDS_REMOTE_H
 #define RDS_REMOTE_H
@@ -55,5 +56,6 @@ void test_ping(void);
 void test_idle_ack(void);
 void test_held_back(void);
 void test_rx_nomem(void);
+void test_zcopy_both_ways(void);
 
 #endif /* RDS_REMOTE_H */

@@ -404,6 +404,124 @@ static inline ssize_t rds_send_cmsg(int fd, const struct sockaddr_in *to,
 }
 
 /* RDS_GET_MR of [addr, addr + len), the cookie in *cookie: 0 or -errno. */
+/*
+ * A zero-copy send of len bytes at buf to *to with cookie (sendmsg flags
+ * MSG_ZEROCOPY | flags, one RDS_CMSG_ZCOPY_COOKIE); the socket must have
+ * SO_ZEROCOPY.  Return: as sendmsg().
+ */
+static inline ssize_t rds_send_zc(int fd, const struct sockaddr_in *to,
+				  const void *buf, size_t len, uint32_t cookie,
+				  int flags)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(uint32_t))];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = { (void *)buf, len };
+	struct msghdr msg = {
+		.msg_name = (void *)to,
+		.msg_namelen = to ? sizeof(*to) : 0,
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = ctl.buf,
+		.msg_controllen = sizeof(ctl.buf),
+	};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+
+	memset(&ctl, 0, sizeof(ctl));
+	c->cmsg_level = SOL_RDS;
+	c->cmsg_type = RDS_CMSG_ZCOPY_COOKIE;
+	c->cmsg_len = CMSG_LEN(sizeof(cookie));
+	memcpy(CMSG_DATA(c), &cookie, sizeof(cookie));
+	return sendmsg(fd, &msg, MSG_ZEROCOPY | flags);
+}
+
+/*
+ * One recvmsg(flags) on a zero-copy sender: the cookies of the
+ * RDS_CMSG_ZCOPY_COMPLETION it carried go to ck (at most RDS_MAX_ZCOOKIES).
+ * Return: recvmsg()'s value; *n the cookies (0 if none).
+ */
+static inline long rds_recv_zc(int fd, void *buf, size_t len, int flags,
+			       uint32_t *ck, unsigned int *n)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(struct rds_zcopy_cookies)) + 64];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = { buf, len };
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = ctl.buf,
+		.msg_controllen = sizeof(ctl.buf),
+	};
+	struct rds_zcopy_cookies z;
+	struct cmsghdr *c;
+	long ret;
+
+	*n = 0;
+	ret = recvmsg(fd, &msg, flags);
+	if (ret < 0)
+		return ret;
+	for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+		if (c->cmsg_level != SOL_RDS ||
+		    c->cmsg_type != RDS_CMSG_ZCOPY_COMPLETION)
+			continue;
+		EXPECT_EQ(c->cmsg_len, CMSG_LEN(sizeof(z)));
+		memcpy(&z, CMSG_DATA(c), sizeof(z));
+		EXPECT_TRUE(z.num >= 1 && z.num <= RDS_MAX_ZCOOKIES,
+			    "a completion with %u cookies", z.num);
+		if (z.num > RDS_MAX_ZCOOKIES || *n)
+			continue;
+		memcpy(ck, z.cookies, z.num * sizeof(*ck));
+		*n = z.num;
+	}
+	return ret;
+}
+
+/*
+ * Reap completions on fd, a socket that receives no datagram, until
+ * *next reaches stop, each cookie the next one, in order, once; done(),
+ * if not NULL, is called with each.  Fails the case after ms.
+ * Return: the recvmsg() calls that brought some.
+ */
+static inline int rds_reap_zc(int fd, uint32_t *next, uint32_t stop, int ms,
+			      void (*done)(uint32_t cookie, void *arg),
+			      void *arg)
+{
+	long long end = rt_now_ms() + rt_scaled_ms(ms);
+	uint32_t ck[RDS_MAX_ZCOOKIES];
+	unsigned int n, i;
+	int calls = 0;
+	char c;
+	long r;
+
+	while (*next < stop) {
+		r = rds_recv_zc(fd, &c, 1, MSG_DONTWAIT, ck, &n);
+		if (r < 0) {
+			ASSERT_TRUE(errno == EAGAIN, "recvmsg: %s",
+				    rt_errname(errno));
+			ASSERT_TRUE(rt_now_ms() < end,
+				    "completions %u to %u missing after %d ms",
+				    *next, stop - 1, ms);
+			poll_fd(fd, POLLIN, 50);
+			continue;
+		}
+		ASSERT_EQ(r, 0);
+		ASSERT_TRUE(n > 0, "recvmsg returned 0 without a completion");
+		calls++;
+		for (i = 0; i < n; i++) {
+			ASSERT_TRUE(ck[i] == *next,
+				    "completion of cookie %u, expected %u",
+				    ck[i], *next);
+			if (done)
+				done(ck[i], arg);
+			(*next)++;
+		}
+	}
+	return calls;
+}
+
 static inline int rds_get_mr(int fd, void *addr, size_t len, uint64_t *cookie)
 {
 	struct rds_get_mr_args a = {

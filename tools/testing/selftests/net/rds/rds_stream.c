@@ -6,7 +6,7 @@
  * back, the other end checks what arrived.
  *
  *   rds_stream send -b ADDR:PORT -t ADDR:PORT -n COUNT [-i MS] [-w FILE]
- *		     [-T SECS] [-g FILE -m MORE]
+ *		     [-T SECS] [-g FILE -m MORE] [-z]
  *   rds_stream recv -b ADDR:PORT -f ADDR:PORT [-T SECS] [-d SECS] [-r FILE]
  *		     [-P N]
  *
@@ -20,6 +20,14 @@
  * sendto() must take the whole message: RDS queues messages while a
  * connection is down and gives the sender no error.  Fails when the time
  * limit (-T, default 120 s) passes first.
+ *
+ * With -z, every message goes with MSG_ZEROCOPY (SO_ZEROCOPY, the cookie
+ * its number), from one of ZC_RING buffers in turn, which start 100
+ * bytes into a page: a buffer is reused only once the completion of its
+ * last message came, and is written over the moment it comes.  Every
+ * completion must come once, in order, before the sender ends (the
+ * receiver sees any message the kernel still read after its completion
+ * as damaged).
  *
  * recv: binds -b (creating FILE (-r) once bound), and receives until the end
  * marker, or for -d seconds from the first message.  Every message must
@@ -51,10 +59,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/rds.h>
 
 #ifndef AF_RDS
 #define AF_RDS 21
@@ -65,6 +77,8 @@
 #define F_END		1
 #define MAX_MSGS	(1 << 20)
 #define MAX_LEN		20000
+#define ZC_RING		8
+#define ZC_SLOT		(MAX_LEN + 4096)
 
 struct stream_hdr {
 	uint32_t magic;
@@ -83,6 +97,8 @@ static volatile sig_atomic_t timed_out;
 /* For the diag line: what was sent, what the receiver saw. */
 static long n_sent, n_received, n_due = -1, n_missing;
 static long n_dup, n_order, n_damaged, n_foreign;
+/* -z: completions that came, and those that came twice or out of order. */
+static long zc_done = -1, zc_bad;
 
 static void on_alarm(int sig)
 {
@@ -189,9 +205,109 @@ struct opts {
 	struct sockaddr_in bind, peer;
 	long count, more, interval, timeout, duration, progress;
 	const char *gate, *wait, *ready;
+	int zcopy;
 };
 
 /* ------------------------------------------------------------------ send */
+
+/* -z: the buffers; completions up to zc_next - 1 came. */
+static unsigned char *zc_ring;
+static uint32_t zc_next;
+
+static unsigned char *zc_buf(uint32_t seq)
+{
+	return zc_ring + (size_t)(seq % ZC_RING) * ZC_SLOT + 100;
+}
+
+static ssize_t zc_sendto(int fd, const struct opts *o, const void *buf,
+			 size_t len, uint32_t cookie)
+{
+	union {
+		char b[CMSG_SPACE(sizeof(uint32_t))];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = { (void *)buf, len };
+	struct msghdr m = {
+		.msg_name = (void *)&o->peer,
+		.msg_namelen = sizeof(o->peer),
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = ctl.b,
+		.msg_controllen = sizeof(ctl.b),
+	};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+
+	memset(&ctl, 0, sizeof(ctl));
+	c->cmsg_level = SOL_RDS;
+	c->cmsg_type = RDS_CMSG_ZCOPY_COOKIE;
+	c->cmsg_len = CMSG_LEN(sizeof(cookie));
+	memcpy(CMSG_DATA(c), &cookie, sizeof(cookie));
+	return sendmsg(fd, &m, MSG_ZEROCOPY);
+}
+
+/*
+ * Take the completions until zc_next reaches stop, waiting for them (0:
+ * only those there now).  Each buffer is written over as its completion
+ * comes.  Return: 0, or -1 when the time limit passed or recvmsg failed.
+ */
+static int zc_reap(int fd, uint32_t stop, int wait)
+{
+	union {
+		char b[CMSG_SPACE(sizeof(struct rds_zcopy_cookies))];
+		struct cmsghdr align;
+	} ctl;
+	struct rds_zcopy_cookies z;
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	uint32_t i;
+	char c;
+
+	do {
+		struct iovec iov = { &c, 1 };
+		struct msghdr m = {
+			.msg_iov = &iov,
+			.msg_iovlen = 1,
+			.msg_control = ctl.b,
+			.msg_controllen = sizeof(ctl.b),
+		};
+		struct cmsghdr *cm;
+
+		if (recvmsg(fd, &m, MSG_DONTWAIT) < 0) {
+			if (errno != EAGAIN && errno != EINTR) {
+				printf("send: FAIL: recvmsg for completions: %s\n",
+				       strerror(errno));
+				return -1;
+			}
+			if (!wait)
+				return 0;
+			if (timed_out) {
+				printf("send: FAIL: completions from %u on missing at the limit\n",
+				       zc_next);
+				return -1;
+			}
+			poll(&p, 1, 100);
+			continue;
+		}
+		for (cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm)) {
+			if (cm->cmsg_level != SOL_RDS ||
+			    cm->cmsg_type != RDS_CMSG_ZCOPY_COMPLETION)
+				continue;
+			memcpy(&z, CMSG_DATA(cm), sizeof(z));
+			for (i = 0; i < z.num && i < RDS_MAX_ZCOOKIES; i++) {
+				if (z.cookies[i] != zc_next) {
+					if (!zc_bad)
+						printf("send: completion of %u, expected %u\n",
+						       z.cookies[i], zc_next);
+					zc_bad++;
+					continue;
+				}
+				memset(zc_buf(zc_next), 0xee, MAX_LEN);
+				zc_next++;
+				zc_done++;
+			}
+		}
+	} while (zc_next < stop);
+	return 0;
+}
 
 static int send_one(int fd, const struct opts *o, uint32_t stream,
 		    unsigned char *buf, uint32_t seq, const struct stream_hdr *end,
@@ -207,11 +323,19 @@ static int send_one(int fd, const struct opts *o, uint32_t stream,
 		len = sizeof(h) + 16;
 	}
 	h.len = (uint32_t)len;
+	if (o->zcopy) {
+		if (seq >= ZC_RING && zc_reap(fd, seq - ZC_RING + 1, 1))
+			return -1;
+		buf = zc_buf(seq);
+	}
 	memcpy(buf, &h, sizeof(h));
 	fill_payload(buf + sizeof(h), len - sizeof(h), stream, seq);
 	t0 = now_ms();
-	n = sendto(fd, buf, len, 0, (const struct sockaddr *)&o->peer,
-		   sizeof(o->peer));
+	if (o->zcopy)
+		n = zc_sendto(fd, o, buf, len, seq);
+	else
+		n = sendto(fd, buf, len, 0, (const struct sockaddr *)&o->peer,
+			   sizeof(o->peer));
 	t0 = now_ms() - t0;
 	if (t0 > *longest)
 		*longest = t0;
@@ -239,6 +363,18 @@ static int do_send(const struct opts *o)
 	fd = bound_socket(&o->bind, 4 * MAX_LEN + 65536, 65536);
 	if (fd < 0)
 		return 1;
+	if (o->zcopy) {
+		int one = 1;
+
+		zc_ring = mmap(NULL, ZC_RING * ZC_SLOT, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (zc_ring == MAP_FAILED ||
+		    setsockopt(fd, SOL_SOCKET, SO_ZEROCOPY, &one, sizeof(one))) {
+			printf("send: FAIL: zero-copy setup: %s\n", strerror(errno));
+			return 1;
+		}
+		zc_done = 0;
+	}
 	target = o->gate ? MAX_MSGS - 1 : (uint32_t)o->count;
 	for (seq = 0; seq < target; seq++) {
 		if (o->gate && !gated && !access(o->gate, F_OK)) {
@@ -268,6 +404,18 @@ static int do_send(const struct opts *o)
 		printf(", gate opened at message %u", end.need_from);
 	printf(", longest sendto %lld ms", longest);
 	fflush(stdout);
+	/* Every completion, the end marker's too, before the sender ends. */
+	if (o->zcopy) {
+		if (zc_reap(fd, seq + 1, 1))
+			return 1;
+		usleep(100 * 1000);
+		if (zc_reap(fd, seq + 1, 0) || zc_bad) {
+			printf("; FAIL: %ld completions twice or out of order\n",
+			       zc_bad);
+			return 1;
+		}
+		printf(", %ld completions in order, once each", zc_done);
+	}
 	while (o->wait && access(o->wait, F_OK)) {
 		if (timed_out) {
 			printf("; FAIL: %s did not appear in %ld s\n", o->wait,
@@ -446,7 +594,7 @@ static void bad_args(void)
 {
 	fprintf(stderr,
 		"usage: rds_stream send -b ADDR:PORT -t ADDR:PORT (-n COUNT | -g FILE -m MORE)\n"
-		"                       [-i MS] [-w FILE] [-T SECS]\n"
+		"                       [-i MS] [-w FILE] [-T SECS] [-z]\n"
 		"       rds_stream recv -b ADDR:PORT -f ADDR:PORT [-T SECS] [-d SECS] [-r FILE] [-P N]\n");
 	exit(2);
 }
@@ -463,7 +611,7 @@ int main(int argc, char **argv)
 	if (!sending && strcmp(argv[1], "recv"))
 		bad_args();
 	optind = 2;
-	while ((opt = getopt(argc, argv, "b:t:f:n:m:i:T:d:g:w:r:P:")) != -1) {
+	while ((opt = getopt(argc, argv, "b:t:f:n:m:i:T:d:g:w:r:P:z")) != -1) {
 		switch (opt) {
 		case 'b':
 			if (parse_sin(optarg, &o.bind))
@@ -503,6 +651,9 @@ int main(int argc, char **argv)
 		case 'P':
 			o.progress = atol(optarg);
 			break;
+		case 'z':
+			o.zcopy = 1;
+			break;
 		default:
 			bad_args();
 		}
@@ -521,7 +672,10 @@ int main(int argc, char **argv)
 	if (sending) {
 		alarm(o.timeout);
 		ret = do_send(&o);
-		printf("# stream_diag role=send sent=%ld\n", n_sent);
+		printf("# stream_diag role=send sent=%ld", n_sent);
+		if (zc_done >= 0)
+			printf(" zc_done=%ld zc_bad=%ld", zc_done, zc_bad);
+		printf("\n");
 		return ret;
 	}
 	ret = do_recv(&o);
