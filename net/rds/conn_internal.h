@@ -39,6 +39,14 @@ void rds_conn_shutdown_work(struct work_struct *work);
  */
 #define RDS_CONN_PONGS_MAX	64
 
+/*
+ * How long a connection whose peer was challenged (rds_conn_challenge())
+ * waits for the ACK of what it sent before it is taken for gone: an
+ * honest peer acknowledges an ACK_REQUIRED message at once, and its
+ * transport acknowledges every send within a round trip.
+ */
+#define RDS_CONN_CHALLENGE_MS	3000
+
 /* conn_send.c */
 bool rds_conn_msg_orphan(const struct rds_msg *m);
 void rds_conn_msgs_done(struct list_head *list);
@@ -49,6 +57,7 @@ void rds_conn_send_work(struct work_struct *work);
 void rds_conn_ack_probe_work(struct work_struct *work);
 bool rds_conn_msg_is_probe(const struct rds_msg *m);
 void rds_conn_idle_probe(struct rds_conn *conn);
+void rds_conn_challenge(struct rds_conn *conn);
 void rds_conn_mark_used(struct rds_conn *conn);
 
 #endif /* _RDS_ZC_CONN_INTERNAL_H */

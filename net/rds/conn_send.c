@@ -333,6 +333,40 @@ void rds_conn_idle_probe(struct rds_conn *conn)
 	queue_work(rds_conn_wq, &conn->send_w);
 }
 
+/**
+ * rds_conn_challenge() - a connect request for a connection that is up
+ * @conn: the connection, UP
+ *
+ * Only a peer that lost its side of the connection asks for it again
+ * while it is up; and so does a host that claims the peer's address.
+ * Which of the two it is, only the peer of the live connection can say:
+ * ask it with an ACK probe (wire 5.3), at most one a second.  A peer
+ * that is there acknowledges it, and the connection stays; one that is
+ * gone (restarted, its QP destroyed) does not, and for the next
+ * RDS_CONN_CHALLENGE_MS the ACK watchdog drops the connection as soon as
+ * what it sent waits that long with its sends not moving
+ * (rds_conn_watchdog_work()).  The request is refused meanwhile, and the
+ * peer's next one is taken once the connection is down.
+ *
+ * Context: any.
+ */
+void rds_conn_challenge(struct rds_conn *conn)
+{
+	unsigned long last = READ_ONCE(conn->challenged);
+	struct rds_msg *m;
+
+	if (last && time_before(jiffies, last + HZ))
+		return;
+	WRITE_ONCE(conn->challenged, jiffies | 1);	/* 0 means none */
+	m = rds_msg_alloc(1, GFP_ATOMIC | __GFP_ZERO);
+	if (!m)
+		return;	/* what is in flight answers, or the next request */
+	m->flags = RDS_FLAG_ACK_REQUIRED;
+	rds_conn_enqueue(conn, m);
+	rds_stat_inc(RDS_STAT_SEND_ACK_PROBE);
+	queue_work(rds_conn_wq, &conn->send_w);
+}
+
 /*
  * The ACK probe (wire 5.3): the newest message sent went out without
  * ACK_REQUIRED and nothing acknowledged it for RDS_ACK_PROBE_DELAY, so

@@ -130,12 +130,17 @@ static bool rds_conn_tx_moving(struct rds_conn *conn, unsigned long timeout)
  * its link went down or under frame loss (6.12's rxe: its work requests
  * stay posted and the peer receives nothing more, rds_zc-testing.rst),
  * and RDMA operations in flight then end as RDS_RDMA_DROPPED.
+ *
+ * For unacked_timeout_ms after a connect request came for it while it
+ * was up (rds_conn_challenge()), the bound is RDS_CONN_CHALLENGE_MS if
+ * lower: a peer that restarted reconnects that soon.
  */
 void rds_conn_watchdog_work(struct work_struct *work)
 {
 	struct rds_conn *conn = container_of(to_delayed_work(work),
 					     struct rds_conn, watchdog_w);
 	unsigned int ms = rds_sysctl_unacked_timeout_ms();
+	unsigned long challenged = READ_ONCE(conn->challenged);
 	unsigned long timeout = msecs_to_jiffies(ms);
 	unsigned long waited = 0;
 	struct rds_msg *m;
@@ -144,6 +149,11 @@ void rds_conn_watchdog_work(struct work_struct *work)
 	if (rds_conn_state(conn) != RDS_CONN_UP ||
 	    test_bit(RDS_CONN_DEAD, &conn->flags))
 		return;
+	if (challenged && ms && time_before(jiffies, challenged + timeout) &&
+	    ms > RDS_CONN_CHALLENGE_MS) {
+		ms = RDS_CONN_CHALLENGE_MS;
+		timeout = msecs_to_jiffies(ms);
+	}
 	spin_lock_bh(&conn->lock);
 	m = list_first_entry_or_null(&conn->retrans, struct rds_msg, conn_item);
 	if (ms && m && time_after(jiffies, m->xmit_jiffies + timeout)) {
@@ -229,8 +239,12 @@ out:
  * @conn: the connection its request names
  *
  * Only a connection that is down is taken over by an incoming request.
- * One that is up is taken to be stale (the peer restarted) and dropped;
- * the request is refused all the same and the peer retries.
+ * One that is up stays: the request may come from a host that claims
+ * the peer's address.  It is refused and counted (conn_refused_live),
+ * and the peer of the live connection is asked whether it is still there
+ * (rds_conn_challenge()); a peer that restarted is not, the connection
+ * then drops within RDS_CONN_CHALLENGE_MS and its next request is taken.
+ * The distribution drops the live connection at once.
  *
  * Both ends connecting at once are told apart by address, so that the
  * race ends in one round: the end with the lower address yields, gives
@@ -248,7 +262,7 @@ out:
  * -EINPROGRESS if the caller should replace its own attempt in progress
  * by this request (state stays CONNECTING), -EBUSY if it must reject
  * the request because its own attempt wins the race, or -EAGAIN if it
- * must reject it for now (dead, up and now dropped, or going down).
+ * must reject it for now (dead, up and challenged, or going down).
  * The transport tells the peer which of the two rejects it is, so that
  * only a race refusal counts as one (rds_zc_conn_refused()).
  */
@@ -263,7 +277,8 @@ int rds_zc_conn_accept(struct rds_conn *conn)
 	}
 	switch (rds_conn_state(conn)) {
 	case RDS_CONN_UP:
-		rds_zc_conn_drop(conn, "peer reconnects");
+		rds_stat_inc(RDS_STAT_CONN_REFUSED_LIVE);
+		rds_conn_challenge(conn);
 		break;
 	case RDS_CONN_CONNECTING:
 		if (ipv6_addr_cmp(&conn->laddr, &conn->faddr) < 0 ||
@@ -318,6 +333,7 @@ void rds_zc_conn_connected(struct rds_conn *conn)
 		return;
 	rds_stat_inc(RDS_STAT_CONN_UP);
 	WRITE_ONCE(conn->reconnect_delay, 0);
+	WRITE_ONCE(conn->challenged, 0);
 	clear_bit(RDS_CONN_RACE_YIELD_NEXT, &conn->flags);
 	set_bit(RDS_CONN_CONG_PENDING, &conn->flags);
 	/* Being destroyed: queue nothing (see rds_conn_destroy()). */

@@ -149,6 +149,12 @@ struct rds_conn {
 	struct list_head dead_item;	/* unhashed, waiting to be destroyed */
 	refcount_t	users;		/* see the top of this file */
 	unsigned long	down_since;	/* jiffies when it last went DOWN */
+	/*
+	 * jiffies when a connect request for it came while it was UP (its
+	 * peer is challenged, rds_conn_challenge()), 0 if none came since
+	 * it went UP; READ_ONCE/WRITE_ONCE, no lock.
+	 */
+	unsigned long	challenged;
 	/* jiffies of the last message queued by a socket or received */
 	unsigned long	last_used;
 	struct rds_conn_peer *peer;	/* its remote address's count */

@@ -258,6 +258,13 @@ static int rds_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *event,
 				    &saddr, &daddr);
 		goto reject;
 	}
+	if (!rds_ib_req_gid_ok(id, &saddr)) {
+		rds_ib_stat_inc(RDS_IB_STAT_CONN_REFUSED_GID);
+		pr_info_ratelimited("rds_zc_ib: refused a connection request for %pI6c from GID %pI6c: not that address's GID\n",
+				    &saddr, id->route.path_rec ?
+				    id->route.path_rec->dgid.raw : NULL);
+		goto reject;
+	}
 	conn = rds_zc_conn_get(&init_net, &daddr, &saddr, p->tos, dev_if,
 			       rds_ib_cm_transport);
 	if (IS_ERR(conn)) {

@@ -42,5 +42,7 @@ bool rds_ib_req_addrs_ok(const struct rdma_cm_id *id,
 			 const struct in6_addr *saddr,
 			 const struct in6_addr *daddr, u32 *dev_if,
 			 bool *self);
+bool rds_ib_req_gid_ok(const struct rdma_cm_id *id,
+		       const struct in6_addr *saddr);
 
 #endif /* _RDS_ZC_IB_CM_H */

@@ -201,3 +201,36 @@ bool rds_ib_req_addrs_ok(const struct rdma_cm_id *id,
 		*dev_if = 0;
 	return true;
 }
+
+/**
+ * rds_ib_req_gid_ok() - whether a request's source GID is its address's
+ * @id: the id of the request
+ * @saddr: the source address its private data and rdma_cm's header name
+ *
+ * The connection's QP sends everything to the GID the request names as
+ * its sender's port (rdma_cm's path record for the request, built from
+ * the CM REQ), wherever the request itself came from.  On RoCE that GID
+ * is an IP address (IPv4-mapped for IPv4, RoCE v1 and v2 alike): it must
+ * be @saddr, else a host could claim another's address with its own
+ * GID, and take the other's messages (or send ours to a third host).
+ * With it equal, what we send goes to @saddr on the wire: a host that
+ * claims an address receives only if it owns that address there.
+ *
+ * On InfiniBand the GID is the port's, assigned by the subnet manager
+ * and unrelated to the IP address; only IPoIB's neighbour entry of
+ * @saddr (its hardware address holds the GID) could vouch for it, and
+ * this is not checked (rds_zc-threat-model.rst).
+ *
+ * Context: the rdma_cm handler of the listener.
+ * Return: false if the request's source GID is not @saddr's (RoCE only).
+ */
+bool rds_ib_req_gid_ok(const struct rdma_cm_id *id,
+		       const struct in6_addr *saddr)
+{
+	const struct sa_path_rec *path = id->route.path_rec;
+
+	if (!rdma_protocol_roce(id->device, id->port_num))
+		return true;
+	return path && !memcmp(path->dgid.raw, saddr->s6_addr,
+			       sizeof(path->dgid.raw));
+}

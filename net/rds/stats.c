@@ -43,6 +43,7 @@ static const char * const rds_stat_names[RDS_STAT_NR] = {
 	[RDS_STAT_CONN_REAPED]	= "conn_reaped",
 	[RDS_STAT_CONN_REAPED_IDLE]	= "conn_reaped_idle",
 	[RDS_STAT_CONN_REFUSED_LIMIT]	= "conn_refused_limit",
+	[RDS_STAT_CONN_REFUSED_LIVE]	= "conn_refused_live",
 	[RDS_STAT_SEND_QUEUED]	= "send_queued",
 	[RDS_STAT_SEND_XMIT]	= "send_xmit",
 	[RDS_STAT_SEND_RETRANSMIT]	= "send_retransmit",

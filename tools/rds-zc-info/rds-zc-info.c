@@ -480,6 +480,8 @@ static const struct counter_desc reconnect_counters[] = {
 	{ "conn_race_refuse", "connect races refused" },
 	{ "conn_race_refused", "connect races the peer refused too" },
 	{ "ib_conn_refused_addr", "IB connects refused: address" },
+	{ "ib_conn_refused_gid", "IB connects refused: GID" },
+	{ "conn_refused_live", "connects refused: connection up" },
 	{ "conn_refused_limit", "connections refused: conn_max*" },
 	{ "conn_reaped", "connections reaped" },
 	{ "conn_reaped_idle", "of those, idle ones that had been used" },

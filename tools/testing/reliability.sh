@@ -21,7 +21,9 @@
 # The table is read from what the programs print anyway: the "# *_diag"
 # lines (rds_stream's stream_diag and rds_rdma_load's load_diag in the
 # guests' faults/ and storm/ folders; fault_diag, leak_diag, hostile_diag,
-# bound_diag, connlimit_diag (rds_hostile's conn_limit: the connect
+# bound_diag (rds_hostile's ping_flood, src_gid and live_conn_kept: the
+# pongs node 1 dropped and the connect requests it refused),
+# connlimit_diag (rds_hostile's conn_limit: the connect
 # requests and sends node 1 refused at net.rds.conn_max*) and fuzz_diag
 # in their output.txt), the TAP results as vm-run.sh --judge
 # counts them, and the guests' kernel logs (scan-kernel-log.sh: every
@@ -233,6 +235,10 @@ parse() {
 	row faults "hostile-peer frames" "$(all_out | diag hostile sum frames)" "> 0"
 	row faults "hostile-peer connections refused (conn_max*)" \
 		"$(all_out | diag connlimit sum refused)" "> 0"
+	row faults "hostile-peer connects refused: GID not the address's" \
+		"$(all_out | diag bound sum n kind=refused_gid)" "> 0"
+	row faults "hostile-peer connects refused: connection live" \
+		"$(all_out | diag bound sum n kind=refused_live)" "> 0"
 	read -r o s f < <(prog_results rds_hostile "${res}/guest1/output.txt" 2>/dev/null || echo "0 0 0")
 	row faults "hostile-peer cases passed" "$o" "> 0"
 

@@ -20,6 +20,16 @@
  *  reject_reason: a request node 1 can never take is refused with
  *	reason 1, one it cannot take now (a second on an up TOS) with 0
  *	(the distribution: 1), and a later request is taken.
+ *  src_gid: a request whose CM REQ names a third host's GID as its
+ *	sender's, with honest addresses: refused on RoCE, where an
+ *	address's GID is the address, and counted (ib_conn_refused_gid).
+ *  live_conn_kept: a request from node 2's address for TOS 0, the
+ *	kernels' live connection: refused "not now" and counted
+ *	(conn_refused_live); the live connection is not dropped, node 1's
+ *	messages around it arrive in order.
+ *  peer_restart: a hostile QP lost without a word (a peer that
+ *	restarted): its address is served again within RESTART_MS, by a
+ *	new request or by node 1 reconnecting.
  *  wire_sane: well-formed frames (checksummed, checksum 0, a message of
  *	three fragments) are delivered intact and acknowledged: the frames
  *	of the cases below are what they claim to be.
@@ -119,6 +129,9 @@ static const struct rt_case cases[] = {
 	RT_CASE(dst_loopback, 120),
 	RT_CASE(honest_request, 120),
 	RT_CASE(reject_reason, 120),
+	RT_CASE(src_gid, 120),
+	RT_CASE(live_conn_kept, 120),
+	RT_CASE(peer_restart, 120),
 	RT_CASE(src6_loopback, 120),
 	RT_CASE(src6_victim, 120),
 	RT_CASE(src6_third_host, 120),

@@ -135,6 +135,10 @@ enum rdma_cm_event_type hp_try_open(struct hp *h,
 enum rdma_cm_event_type hp_try_open_sa(struct hp *h, const void *priv,
 				       size_t len, struct sockaddr *src,
 				       struct sockaddr *dst, int *status);
+enum rdma_cm_event_type hp_try_open_gid(struct hp *h,
+					const struct rds_wire_priv *priv,
+					const union ibv_gid *sgid, int ms,
+					int *status);
 void hp_open(struct hp *h, uint8_t tos, uint32_t credit,
 	     uint64_t ack_seq);
 int hp_wait_down(struct hp *h, int ms);
@@ -207,6 +211,9 @@ void test_src_third_host(void);
 void test_dst_loopback(void);
 void test_honest_request(void);
 void test_reject_reason(void);
+void test_src_gid(void);
+void test_live_conn_kept(void);
+void test_peer_restart(void);
 void test_src6_loopback(void);
 void test_src6_victim(void);
 void test_src6_third_host(void);

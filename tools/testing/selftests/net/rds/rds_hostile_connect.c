@@ -179,16 +179,18 @@ void test_honest_request(void)
 
 /*
  * Why node 1 turns a request down, in its REJ (wire 1.6): reason 1 for
- * a request it can never take (protocol 2.0 here) and for a connect race
- * it wins; reason 0 for "not now".  A second request on a TOS whose
- * connection is up is "not now": node 1 drops the old connection as
- * stale, and a later request is taken.  A module of ours that loses a
- * race counts only reason 1 as the peer refusing whenever it connects
- * (conn_race_refused) and then yields in the next race.  It counted every
- * reject before, and the higher of two nodes of ours yielded where the
- * lower had only been going down (make check's ours,ours lane on 6.1,
- * connect_race_rule, 2026-11-28).  The distribution sends 1 for every
- * reject and reads 0 as it reads 1 (drop, retry); ours tells them apart.
+ * a request it can never take (protocol 2.0 here) and for a connect
+ * race it wins; reason 0 for "not now".  A second request on a TOS
+ * whose connection is up is "not now": node 1 asks the old connection's
+ * peer for an ACK (live_conn_kept), which this hostile QP never gives,
+ * and drops it within seconds; a later request is taken.  A module of
+ * ours that loses a race counts only reason 1 as the peer refusing
+ * whenever it connects (conn_race_refused) and then yields in the next
+ * race.  It counted every reject before, and the higher of two nodes of
+ * ours yielded where the lower had only been going down (make check's
+ * ours,ours lane on 6.1, connect_race_rule, 2026-11-28).  The
+ * distribution sends 1 for every reject and reads 0 as it reads 1
+ * (drop, retry); ours tells them apart.
  */
 void test_reject_reason(void)
 {
@@ -400,4 +402,234 @@ void test_honest_request6(void)
 			    rdma_event_str(type), status);
 	}
 	sync_peer("done6");
+}
+
+/* ------------------------------------- a source GID not its address's */
+
+#define GID_WAIT_MS	8000	/* node 1's answer goes to the GID named */
+
+/*
+ * Node 2 asks with honest private data and rdma_cm header (its own
+ * address), but its CM REQ names a third host's GID as its port's
+ * (RDMA_OPTION_IB_PATH).  Node 1's CM and QP would answer that GID, not
+ * node 2: node 2 hears nothing either way (or a REJ), and what tells is
+ * node 1.  On RoCE the GID of an address is the address, IPv4-mapped:
+ * node 1 refuses the request, counts it (ib_conn_refused_gid) and
+ * accepts nothing (conn_accept).  The same check refuses a host that
+ * writes another's address in the header and private data but names its
+ * own GID.  A module without the check accepted the request, and its QP
+ * sent to the third host.
+ */
+void test_src_gid(void)
+{
+	long long before = -1, after, acc0 = 0, acc;
+	struct in_addr third = third_host();
+	enum rdma_cm_event_type type;
+	struct rds_wire_priv p;
+	union ibv_gid sgid;
+	struct hp h;
+	int fd, status;
+
+	if (distro_victim())
+		rt_skip("node 1 runs the distribution's module, which does not check the GID");
+	fd = rds_socket();
+	if (node == 1) {
+		before = rds_counter(fd, "ib_conn_refused_gid");
+		EXPECT_TRUE(before >= 0, "no counter ib_conn_refused_gid");
+		acc0 = rds_counter(fd, "conn_accept");
+	}
+	sync_peer("ready");
+	if (node == 2) {
+		memset(&sgid, 0, sizeof(sgid));
+		sgid.raw[10] = 0xff;
+		sgid.raw[11] = 0xff;
+		memcpy(&sgid.raw[12], &third, 4);
+		rds_wire_priv_fill(&p, addr_self.s_addr, addr_peer.s_addr,
+				   case_tos(0), 0, 0);
+		memset(&h, 0, sizeof(h));
+		h.read_status = -1;
+		type = hp_try_open_gid(&h, &p, &sgid, GID_WAIT_MS, &status);
+		rt_diag("a request naming GID ::ffff:%s: %s (status %d)",
+			inet_ntoa(third), rdma_event_str(type), status);
+		EXPECT_TRUE(type != RDMA_CM_EVENT_ESTABLISHED,
+			    "a request naming another host's GID was established");
+		hp_close(&h);
+	}
+	sync_peer("lied");
+	if (node == 1) {
+		after = rds_counter(fd, "ib_conn_refused_gid");
+		acc = rds_counter(fd, "conn_accept");
+		/* the CM may pass on a retransmitted REQ as a new one */
+		EXPECT_TRUE(before >= 0 && after - before >= 1,
+			    "ib_conn_refused_gid went from %lld to %lld",
+			    before, after);
+		EXPECT_TRUE(acc == acc0,
+			    "node 1 accepted %lld connection(s) for it",
+			    acc - acc0);
+		rt_diag("bound_diag kind=refused_gid n=%lld",
+			before >= 0 ? after - before : 0);
+	}
+	close(fd);
+}
+
+/* ------------------------------ a second connection for a live one */
+
+#define LIVE_MSGS	10	/* each way round the request */
+
+/*
+ * Node 2 (its own address: it owns it on the wire) asks node 1 for
+ * TOS 0, the connection between the two kernels that is up and carries
+ * the honest exchange.  Node 1 refuses "not now" (reason 0), counts it
+ * (conn_refused_live) and asks the peer of the live connection whether
+ * it is there (an ACK probe): node 2's kernel answers, and the
+ * connection stays.  Node 1's messages sent before and after the request
+ * arrive in order, and it dropped nothing (hc_end()).  A module that
+ * dropped the live connection as stale fails: a host that claims B's
+ * address could cut B off at will.
+ */
+void test_live_conn_kept(void)
+{
+	struct sockaddr_in to = peer_port(P_HONEST), from;
+	enum rdma_cm_event_type type;
+	long long before = -1, after;
+	struct rds_wire_priv p;
+	struct answer ans;
+	struct hcase hc;
+	char buf[64], want[64];
+	int i, status;
+	long n;
+
+	if (distro_victim())
+		rt_skip("node 1 runs the distribution's module, which drops the live connection");
+	hc_begin(&hc);
+	if (node == 1) {
+		before = rds_counter(hc.cfd, "conn_refused_live");
+		EXPECT_TRUE(before >= 0, "no counter conn_refused_live");
+		for (i = 0; i < LIVE_MSGS; i++) {
+			snprintf(buf, sizeof(buf), "live %d", i);
+			EXPECT_SYS_OK(sendto(hc.honest, buf, strlen(buf), 0,
+					     (struct sockaddr *)&to,
+					     sizeof(to)));
+		}
+	}
+	sync_peer("sent");
+	if (node == 2) {
+		rds_wire_priv_fill(&p, addr_self.s_addr, addr_peer.s_addr, 0,
+				   0, 0);
+		type = send_request(&p, &status, &ans);
+		EXPECT_TRUE(type == RDMA_CM_EVENT_REJECTED &&
+			    ans.rej_reason == 0,
+			    "a request for the live TOS 0: %s (status %d, reason %d), not a REJ with reason 0",
+			    rdma_event_str(type), status, ans.rej_reason);
+	}
+	sync_peer("asked");
+	if (node == 1) {
+		for (i = LIVE_MSGS; i < 2 * LIVE_MSGS; i++) {
+			snprintf(buf, sizeof(buf), "live %d", i);
+			EXPECT_SYS_OK(sendto(hc.honest, buf, strlen(buf), 0,
+					     (struct sockaddr *)&to,
+					     sizeof(to)));
+		}
+		/* the probe's answer is back well before this */
+		rt_sleep_ms(5000);
+		after = rds_counter(hc.cfd, "conn_refused_live");
+		EXPECT_TRUE(before >= 0 && after - before == 1,
+			    "conn_refused_live went from %lld to %lld",
+			    before, after);
+		rt_diag("bound_diag kind=refused_live n=%lld",
+			before >= 0 ? after - before : 0);
+	} else {
+		for (i = 0; i < 2 * LIVE_MSGS; i++) {
+			snprintf(want, sizeof(want), "live %d", i);
+			memset(buf, 0, sizeof(buf));
+			n = recv_msg(hc.honest, buf, sizeof(buf) - 1, 0, &from,
+				     NULL);
+			ASSERT_TRUE(n >= 0, "message %d of node 1: %s", i,
+				    rt_errname(errno));
+			EXPECT_TRUE(!strcmp(buf, want),
+				    "'%s' from node 1, expected '%s'", buf,
+				    want);
+		}
+	}
+	hc_middle(&hc);
+	hc_end(&hc, 0);
+}
+
+/*
+ * Whether node 2's own kernel has its connection to node 1 on @tos up:
+ * node 1 then reconnected to it.
+ */
+static int own_conn_up(uint8_t tos)
+{
+	struct rds_info_connection *ci = NULL;
+	socklen_t len = 0;
+	unsigned int i;
+	int fd = rds_socket(), up = 0;
+
+	if (rds_info_read(fd, RDS_INFO_CONNECTIONS, (void **)&ci, &len) >= 0)
+		for (i = 0; ci && i < len / sizeof(*ci); i++)
+			if (ci[i].faddr == addr_peer.s_addr &&
+			    ci[i].tos == tos &&
+			    (ci[i].flags & RDS_INFO_CONNECTION_FLAG_CONNECTED))
+				up = 1;
+	free(ci);
+	close(fd);
+	return up;
+}
+
+#define RESTART_MS	15000	/* a restarted peer is back within */
+
+/*
+ * A peer that restarts reconnects promptly: node 2 connects a hostile
+ * QP, then loses it without a word (its QP destroyed, no DREQ), as a
+ * host that rebooted.  Its next requests on that TOS are refused while
+ * node 1's connection is up; node 1's ACK probe goes unanswered, the
+ * connection drops within RDS_CONN_CHALLENGE_MS (3 s) of waiting, and
+ * within RESTART_MS a request of node 2 is taken, or node 1 has
+ * reconnected to node 2's kernel to resend its probe: either way the
+ * dead connection is gone and the address is served again.
+ */
+void test_peer_restart(void)
+{
+	enum rdma_cm_event_type type;
+	long long t0, took = -1;
+	struct rds_wire_priv p;
+	struct hcase hc;
+	struct hp h1, h2;
+	int status, tries = 0;
+
+	hc_begin(&hc);
+	if (node == 2) {
+		hp_open(&h1, case_tos(0), 0, 0);
+		rdma_destroy_qp(h1.id);	/* gone without a word */
+		rds_wire_priv_fill(&p, addr_self.s_addr, addr_peer.s_addr,
+				   case_tos(0), 0, 0);
+		t0 = rt_now_ms();
+		while (rt_now_ms() - t0 < 2 * RESTART_MS) {
+			tries++;
+			memset(&h2, 0, sizeof(h2));
+			h2.tos = case_tos(0);
+			h2.read_status = -1;
+			type = hp_try_open(&h2, &p, &status);
+			if (type == RDMA_CM_EVENT_ESTABLISHED ||
+			    own_conn_up(case_tos(0))) {
+				took = rt_now_ms() - t0;
+				break;
+			}
+			EXPECT_TRUE(type == RDMA_CM_EVENT_REJECTED,
+				    "request %d: %s (status %d)", tries,
+				    rdma_event_str(type), status);
+			rt_sleep_ms(200);
+		}
+		rt_diag("restart: back after %lld ms, %d requests", took,
+			tries);
+		EXPECT_TRUE(took >= 0 && took < RESTART_MS,
+			    "the restarted peer was not back within %d ms (%lld)",
+			    RESTART_MS, took);
+		hp_close(&h2);
+		h1.up = 0;	/* its QP is gone: no disconnect to wait for */
+		hp_close(&h1);
+	}
+	hc_middle(&hc);
+	hc_end(&hc, -1);
 }

@@ -292,12 +292,85 @@ enum rdma_cm_event_type hp_try_open(struct hp *h,
 }
 
 /*
+ * The path of @scratch's resolved route in the wire form that
+ * RDMA_OPTION_IB_PATH takes, naming @sgid as our port's GID: the CM REQ
+ * carries it as the requester's GID (its primary local port GID), and
+ * the responder's QP sends to it.  The request itself still leaves from
+ * our bound address.
+ */
+static void hp_forged_path(struct rdma_cm_id *scratch,
+			   const union ibv_gid *sgid, struct ibv_path_data *pd)
+{
+	const struct ibv_sa_path_rec *r = scratch->route.path_rec;
+	struct ibv_path_record *p = &pd->path;
+
+	ASSERT_TRUE(r && scratch->route.num_paths >= 1,
+		    "rdma_cm gave no path record for the route");
+	memset(pd, 0, sizeof(*pd));
+	pd->flags = IBV_PATH_FLAG_GMP | IBV_PATH_FLAG_PRIMARY |
+		    IBV_PATH_FLAG_BIDIRECTIONAL;
+	p->dgid = r->dgid;
+	p->sgid = *sgid;
+	p->dlid = r->dlid;
+	p->slid = r->slid;
+	p->flowlabel_hoplimit = htonl((ntohl(r->flow_label) & 0xfffff) << 8 |
+				      (r->hop_limit > 1 ? r->hop_limit : 64));
+	p->tclass = r->traffic_class;
+	p->reversible_numpath = 0x80 | 1;
+	p->pkey = r->pkey ? r->pkey : htons(0xffff);
+	p->qosclass_sl = htons(r->sl & 0xf);
+	p->mtu = 2 << 6 | (r->mtu ? r->mtu : IBV_MTU_1024);
+	p->rate = 2 << 6 | (r->rate ? r->rate : 3);
+	p->packetlifetime = 2 << 6 | (r->packet_life_time ?
+				      r->packet_life_time : 16);
+}
+
+static enum rdma_cm_event_type hp_try_open_path(struct hp *h,
+						const void *priv, size_t len,
+						struct sockaddr *src,
+						struct sockaddr *dst,
+						const union ibv_gid *sgid,
+						int wait_ms, int *status);
+
+/*
  * As hp_try_open(), from @src to @dst (a listener's address and port),
  * with @len bytes of private data at @priv, in either form.
  */
 enum rdma_cm_event_type hp_try_open_sa(struct hp *h, const void *priv,
 				       size_t len, struct sockaddr *src,
 				       struct sockaddr *dst, int *status)
+{
+	return hp_try_open_path(h, priv, len, src, dst, NULL, 0, status);
+}
+
+/*
+ * As hp_try_open(), but the CM REQ names @sgid as our port's GID
+ * (hp_forged_path()); the private data and rdma_cm's header name our
+ * real address.  Node 1's CM answers to that GID, REP or REJ alike
+ * (ib_cm builds its replies' address from the request's path), so
+ * another host's GID gets no answer here: none within @ms reads as
+ * UNREACHABLE with *@status -ETIMEDOUT.
+ */
+enum rdma_cm_event_type hp_try_open_gid(struct hp *h,
+					const struct rds_wire_priv *priv,
+					const union ibv_gid *sgid, int ms,
+					int *status)
+{
+	struct sockaddr_in src, dst;
+
+	sin_set(&src, addr_self, 0);
+	sin_set(&dst, addr_peer, RDS_WIRE_PORT);
+	return hp_try_open_path(h, priv, sizeof(*priv),
+				(struct sockaddr *)&src,
+				(struct sockaddr *)&dst, sgid, ms, status);
+}
+
+static enum rdma_cm_event_type hp_try_open_path(struct hp *h,
+						const void *priv, size_t len,
+						struct sockaddr *src,
+						struct sockaddr *dst,
+						const union ibv_gid *sgid,
+						int wait_ms, int *status)
 {
 	struct ibv_qp_init_attr qpa = {
 		.cap = { .max_send_wr = HP_SEND_SLOTS + 1,
@@ -325,10 +398,40 @@ enum rdma_cm_event_type hp_try_open_sa(struct hp *h, const void *priv,
 	h->ch = rdma_create_event_channel();
 	ASSERT_TRUE(h->ch, "rdma_create_event_channel: %s", rt_errname(errno));
 	ASSERT_SYS_OK(rdma_create_id(h->ch, &h->id, NULL, RDMA_PS_TCP));
-	ASSERT_SYS_OK(rdma_resolve_addr(h->id, src, dst, CM_WAIT_MS));
-	cm_expect(h->ch, RDMA_CM_EVENT_ADDR_RESOLVED, "resolve address");
-	ASSERT_SYS_OK(rdma_resolve_route(h->id, CM_WAIT_MS));
-	cm_expect(h->ch, RDMA_CM_EVENT_ROUTE_RESOLVED, "resolve route");
+	if (sgid) {
+		struct rdma_event_channel *sch = rdma_create_event_channel();
+		struct rdma_cm_id *scratch;
+		struct ibv_path_data pd;
+
+		/* a path rdma_cm resolved, as a template */
+		ASSERT_TRUE(sch, "rdma_create_event_channel: %s",
+			    rt_errname(errno));
+		ASSERT_SYS_OK(rdma_create_id(sch, &scratch, NULL,
+					     RDMA_PS_TCP));
+		ASSERT_SYS_OK(rdma_resolve_addr(scratch, src, dst,
+						CM_WAIT_MS));
+		cm_expect(sch, RDMA_CM_EVENT_ADDR_RESOLVED, "resolve address");
+		ASSERT_SYS_OK(rdma_resolve_route(scratch, CM_WAIT_MS));
+		cm_expect(sch, RDMA_CM_EVENT_ROUTE_RESOLVED, "resolve route");
+		hp_forged_path(scratch, sgid, &pd);
+		rdma_destroy_id(scratch);
+		rdma_destroy_event_channel(sch);
+
+		ASSERT_SYS_OK(rdma_resolve_addr(h->id, src, dst, CM_WAIT_MS));
+		cm_expect(h->ch, RDMA_CM_EVENT_ADDR_RESOLVED,
+			  "resolve address");
+		ASSERT_SYS_OK(rdma_set_option(h->id, RDMA_OPTION_IB,
+					      RDMA_OPTION_IB_PATH, &pd,
+					      sizeof(pd)));
+		cm_expect(h->ch, RDMA_CM_EVENT_ROUTE_RESOLVED, "set the path");
+	} else {
+		ASSERT_SYS_OK(rdma_resolve_addr(h->id, src, dst, CM_WAIT_MS));
+		cm_expect(h->ch, RDMA_CM_EVENT_ADDR_RESOLVED,
+			  "resolve address");
+		ASSERT_SYS_OK(rdma_resolve_route(h->id, CM_WAIT_MS));
+		cm_expect(h->ch, RDMA_CM_EVENT_ROUTE_RESOLVED,
+			  "resolve route");
+	}
 	h->pd = ibv_alloc_pd(h->id->verbs);
 	ASSERT_TRUE(h->pd, "ibv_alloc_pd: %s", rt_errname(errno));
 	h->cc = ibv_create_comp_channel(h->id->verbs);
@@ -345,9 +448,17 @@ enum rdma_cm_event_type hp_try_open_sa(struct hp *h, const void *priv,
 		ASSERT_TRUE(!hp_post_recv(h, i), "ibv_post_recv: %s",
 			    rt_errname(errno));
 	ASSERT_SYS_OK(rdma_connect(h->id, &param));
-	ASSERT_TRUE(!cm_wait(h->ch, CM_WAIT_MS, &type, status, &reply,
-			     &reason),
-		    "no answer to the request within %d ms", CM_WAIT_MS);
+	if (wait_ms &&
+	    cm_wait(h->ch, wait_ms, &type, status, &reply, &reason)) {
+		*status = -ETIMEDOUT;
+		hp_free(h);
+		return RDMA_CM_EVENT_UNREACHABLE;
+	}
+	if (!wait_ms)
+		ASSERT_TRUE(!cm_wait(h->ch, CM_WAIT_MS, &type, status, &reply,
+				     &reason),
+			    "no answer to the request within %d ms",
+			    CM_WAIT_MS);
 	h->rej_reason = reason;
 	if (type == RDMA_CM_EVENT_ESTABLISHED) {
 		/* The CM names them as we see them: READs at us, for us. */
