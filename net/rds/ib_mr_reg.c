@@ -56,6 +56,25 @@ static void rds_ib_mr_new_key(struct ib_mr *mr)
 }
 
 /*
+ * Whether the DMA mapping of @imr kept the buffer's offset in its first
+ * page.  The MR addresses its bytes from the start of the first mapped
+ * page, zero-based with the buffer's own offset (rds_ib_mr_map()), and
+ * the peer addresses them by the cookie, which carries that offset.  An
+ * IOMMU and a direct mapping keep it; so does swiotlb for a device with
+ * a min_align_mask.  Without one, swiotlb (swiotlb=force, confidential
+ * guests) bounces the first entry to the start of a 2 KiB slot: the MR
+ * would then reach other bytes of the bounce page, another mapping's,
+ * and miss the buffer's own.  Later entries start on a page, or
+ * ib_map_mr_sg() takes fewer of them and the registration fails.
+ * Devices without DMA (rxe) map to kernel addresses, which keep it.
+ */
+static bool rds_ib_mr_dma_kept_offset(const struct rds_ib_mr *imr,
+				      const struct rds_mr *mr)
+{
+	return offset_in_page(sg_dma_address(imr->sgt.sgl)) == mr->offset;
+}
+
+/*
  * Map the core's pinned pages onto a pooled MR with a new key, without
  * posting anything.  Return: the registration with its device's memory
  * referenced and the MR on the live list, or an ERR_PTR (see
@@ -92,6 +111,13 @@ static struct rds_ib_mr *rds_ib_mr_map(struct rds_ib_device *rdev,
 	if (!imr->nents) {
 		ret = -EBUSY;
 		goto out_sgt;
+	}
+	if (!rds_ib_mr_dma_kept_offset(imr, mr)) {
+		rds_ib_stat_inc(RDS_IB_STAT_MR_REG_BOUNCED);
+		pr_info_ratelimited("rds_zc_ib: %s: refused an MR at offset %u: its DMA mapping moved it (bounce buffers)\n",
+				    dev_name(&rdev->ibdev->dev), mr->offset);
+		ret = -EOPNOTSUPP;
+		goto out_unmap;
 	}
 
 	ibmr = rds_ib_pool_get(rdev);

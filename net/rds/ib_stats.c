@@ -41,6 +41,7 @@ static const char * const rds_ib_stat_names[RDS_IB_STAT_NR] = {
 	[RDS_IB_STAT_MR_POOL_WAIT]	= "ib_mr_pool_wait",
 	[RDS_IB_STAT_MR_QP_FULL]	= "ib_mr_reg_qp_full",
 	[RDS_IB_STAT_MR_QP_RECOVERED]	= "ib_mr_reg_qp_recovered",
+	[RDS_IB_STAT_MR_REG_BOUNCED]	= "ib_mr_reg_bounced",
 	[RDS_IB_STAT_CONN_REFUSED_ADDR]	= "ib_conn_refused_addr",
 	[RDS_IB_STAT_CONN_REFUSED_GID]	= "ib_conn_refused_gid",
 };

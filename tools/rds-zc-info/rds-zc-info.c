@@ -452,6 +452,7 @@ static const struct counter_desc mr_pool_counters[] = {
 	{ "release_run_by_worker", "unpin batches left to a worker" },
 	{ "ib_mr_reg_qp_full", "registration QP full" },
 	{ "ib_mr_reg_qp_recovered", "registration QP recovered" },
+	{ "ib_mr_reg_bounced", "registrations refused: bounce buffers" },
 };
 
 static const struct counter_desc rdma_op_counters[] = {
