@@ -11,18 +11,20 @@
 # Builds our modules for Debian's 6.1 and the selftests if needed, boots two
 # 6.1 guests with our modules and e1000 NICs (tools/testing/vm/vm-run.sh,
 # as make check does for the two-guest suites) and runs run_remote.sh --only
-# rds_faults,rds_storm,rds_hostile,rds_fuzz in them: streams through link
-# cuts, rdma link del/add, link down, module reloads (rds_faults.sh), RDMA
-# load through fault storms and SIGKILLs, then leak checks (rds_storm.sh),
-# a hostile RDS/IB peer (rds_hostile), both nodes fuzzing each other
-# (rds_fuzz).  About 5 minutes on two cores; --timeout bounds the guests
+# rds_faults,rds_storm,rds_hostile,note_bound,rds_fuzz in them: streams
+# through link cuts, rdma link del/add, link down, module reloads
+# (rds_faults.sh), RDMA load through fault storms and SIGKILLs, then leak
+# checks (rds_storm.sh), a hostile RDS/IB peer (rds_hostile), a socket
+# that never reads its RDMA notifications (rds_local's rdma_note_bound),
+# both nodes fuzzing each other (rds_fuzz).  About 5 minutes on two cores; --timeout bounds the guests
 # (default 780 s).
 #
 # The table is read from what the programs print anyway: the "# *_diag"
 # lines (rds_stream's stream_diag and rds_rdma_load's load_diag in the
 # guests' faults/ and storm/ folders; fault_diag, leak_diag, hostile_diag,
 # bound_diag (rds_hostile's ping_flood, src_gid and live_conn_kept: the
-# pongs node 1 dropped and the connect requests it refused),
+# pongs node 1 dropped and the connect requests it refused; rds_local's
+# rdma_note_bound: the operations refused at the notifications' bound),
 # connlimit_diag (rds_hostile's conn_limit: the connect
 # requests and sends node 1 refused at net.rds.conn_max*) and fuzz_diag
 # in their output.txt), the TAP results as vm-run.sh --judge
@@ -49,7 +51,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 vm=$top/tools/testing/vm
 st_dir=$top/tools/testing/selftests/net/rds
 canned=$top/tools/testing/reliability/canned
-PROGS=rds_faults,rds_storm,rds_hostile,rds_fuzz
+PROGS=rds_faults,rds_storm,rds_hostile,note_bound,rds_fuzz
 REPORT_GAP=30		# kernel-log matches closer than this: one report
 # What the canned results hold (tools/testing/reliability/canned/).
 CANNED_SENT=6575
@@ -244,6 +246,8 @@ parse() {
 
 	# What a hostile peer tried to make us hold, and was refused.
 	row bounds "pongs dropped (64 held at most)" "$(all_out | diag bound sum n kind=pongs_dropped)" "> 0"
+	row bounds "RDMA notifications refused (SO_RCVBUF/2 charged)" \
+		"$(all_out | diag bound sum n kind=notes_refused)" "> 0"
 
 	# The fuzzer.
 	row fuzz "fuzz seeds" "$(all_out | diag fuzz count seed)" "> 0"

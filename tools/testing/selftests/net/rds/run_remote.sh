@@ -127,6 +127,10 @@ else
 	drop_netem
 	# A hostile peer: node 2 forges requests and frames to node 1.
 	wanted rds_hostile && run_prog rds_hostile 400 "$here/rds_hostile"
+	# make reliability's notifications bound (rds_local's case, which
+	# one-guest lanes run): only when named.
+	[ -n "$only" ] && wanted note_bound &&
+		run_prog note_bound 120 "$here/rds_local" rdma_note_bound
 	# The user guide's examples, node 1 serving node 2, IPv4 then IPv6.
 	wanted rds_examples && run_prog rds_examples 180 "$here/rds_examples.sh"
 	# rds-zc-info's tables on both nodes, each after an exchange.
