@@ -18,10 +18,26 @@
  * return; the pages stay pinned and charged until the last reference
  * goes (rds_mr_put()), which only then unpins them.
  *
- * Locking: rs->mr_lock (bottom halves off) protects rs->mr_tree.
+ * Local delivery (loop.c) runs operations of this host against MRs of
+ * this host without a device, so it must find an MR by its key alone,
+ * without knowing its socket: every MR in a socket's tree is also in one
+ * global index, hashed by (namespace, bound address and scope, key) —
+ * what names it over the wire, where the device of the destination
+ * address interprets the key.  Lookups walk it under RCU and take a
+ * reference only while the MR is still referenced, so a hot path takes
+ * no lock; the index grows with the number of MRs (rhashtable), and an
+ * MR's memory outlives a walker by a grace period (kfree_rcu()).  An MR
+ * enters the index with its tree and leaves it with it, under the
+ * socket's mr_lock, before its key is killed: a key out of the index is
+ * dead for local delivery too.
+ *
+ * Locking: rs->mr_lock (bottom halves off) protects rs->mr_tree and the
+ * membership of its MRs in the index; the index's buckets have their own
+ * locks (rhashtable).
  */
 #include <linux/errno.h>
 #include <linux/mm.h>
+#include <linux/rhashtable.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -111,7 +127,7 @@ static void rds_mr_unpin(struct rds_deferred *d)
 	unpin_user_pages_dirty_lock(mr->pages, mr->nr_pages, true);
 	mmdrop(mr->mm);
 	kvfree(mr->pages);
-	kfree(mr);
+	kfree_rcu(mr, rcu);	/* rds_mr_get_local() may still look at it */
 	rds_stat_inc(RDS_STAT_MR_RELEASED);
 	/* The socket's reference keeps rs valid past the wake-up. */
 	if (atomic_dec_and_test(&rs->mr_pending))
@@ -240,6 +256,94 @@ static int rds_mr_kill(struct rds_mr *mr, bool wait)
 	return ret;
 }
 
+/* ------------------------------------------------- the key index */
+
+static const struct rhashtable_params rds_mr_idx_params = {
+	.head_offset		= offsetof(struct rds_mr, idx_node),
+	.key_offset		= offsetof(struct rds_mr, idx_key),
+	.key_len		= offsetofend(struct rds_mr_idx_key, rkey),
+	.automatic_shrinking	= true,
+};
+
+static struct rhashtable rds_mr_idx;
+
+/**
+ * rds_mr_get_local() - the live MR a key names on a local address
+ * @net: namespace of the operation
+ * @addr: the destination address, of this host
+ * @scope: its scope (addr.h)
+ * @rkey: the key of the cookie
+ *
+ * Context: any.
+ * Return: the MR with a reference (rds_mr_put() it), or NULL: no socket
+ * bound to @addr in @net holds an MR of that key.
+ */
+struct rds_mr *rds_mr_get_local(struct net *net, const struct in6_addr *addr,
+				u32 scope, u32 rkey)
+{
+	struct rds_mr_idx_key key;
+	struct rds_mr *mr;
+
+	memset(&key, 0, sizeof(key));
+	key.net = net;
+	key.addr = *addr;
+	key.scope = rds_addr_scope(addr, scope);
+	key.rkey = rkey;
+	rcu_read_lock();
+	mr = rhashtable_lookup(&rds_mr_idx, &key, rds_mr_idx_params);
+	if (mr && !refcount_inc_not_zero(&mr->refs))
+		mr = NULL;
+	rcu_read_unlock();
+	return mr;
+}
+
+/**
+ * rds_mr_claim() - take a USE_ONCE MR out of its socket for its one use
+ * @mr: an MR the caller holds a reference on
+ *
+ * Of concurrent operations with the key, one wins; the key is dead for
+ * the others, and dies for peers as every release kills it.
+ *
+ * Context: process or softirq.
+ * Return: true if the caller took it (and dropped the socket's
+ * reference), false if it was gone already.
+ */
+bool rds_mr_claim(struct rds_mr *mr)
+{
+	struct rds_sock *rs = mr->rs;
+	bool mine = false;
+
+	spin_lock_bh(&rs->mr_lock);
+	if (!RB_EMPTY_NODE(&mr->node)) {
+		rds_mr_unlink(rs, mr);
+		mine = true;
+	}
+	spin_unlock_bh(&rs->mr_lock);
+	if (mine)
+		rds_mr_put(mr);	/* the tree's; the caller's stays */
+	return mine;
+}
+
+/**
+ * rds_mr_index_init() - the key index, at module load
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int rds_mr_index_init(void)
+{
+	return rhashtable_init(&rds_mr_idx, &rds_mr_idx_params);
+}
+
+/**
+ * rds_mr_index_exit() - after every socket is gone: the index is empty
+ */
+void rds_mr_index_exit(void)
+{
+	rhashtable_destroy(&rds_mr_idx);
+}
+
+/* ------------------------------------------------- a socket's MRs */
+
 /* Caller holds rs->mr_lock. */
 struct rds_mr *rds_mr_find(struct rds_sock *rs, u32 rkey)
 {
@@ -258,9 +362,29 @@ struct rds_mr *rds_mr_find(struct rds_sock *rs, u32 rkey)
 	return NULL;
 }
 
+/**
+ * rds_mr_unlink() - take an MR out of its socket's tree and the index
+ * @rs: its socket
+ * @mr: the MR, in the tree; the tree's reference passes to the caller
+ *
+ * Context: caller holds rs->mr_lock.
+ */
+void rds_mr_unlink(struct rds_sock *rs, struct rds_mr *mr)
+{
+	rb_erase(&mr->node, &rs->mr_tree);
+	RB_CLEAR_NODE(&mr->node);
+	rhashtable_remove_fast(&rds_mr_idx, &mr->idx_node, rds_mr_idx_params);
+}
+
+/*
+ * File @mr under its socket and in the index.  Return: 0, -EBUSY when
+ * its key is taken (in the tree, or by another MR of the address), or
+ * -ENOMEM.
+ */
 static int rds_mr_insert(struct rds_sock *rs, struct rds_mr *mr)
 {
 	struct rb_node **p = &rs->mr_tree.rb_node, *parent = NULL;
+	int ret;
 
 	spin_lock_bh(&rs->mr_lock);
 	while (*p) {
@@ -276,6 +400,13 @@ static int rds_mr_insert(struct rds_sock *rs, struct rds_mr *mr)
 			return -EBUSY;
 		}
 	}
+	mr->idx_key.rkey = mr->rkey;
+	ret = rhashtable_lookup_insert_fast(&rds_mr_idx, &mr->idx_node,
+					    rds_mr_idx_params);
+	if (ret) {
+		spin_unlock_bh(&rs->mr_lock);
+		return ret == -EEXIST ? -EBUSY : -ENOMEM;
+	}
 	rb_link_node(&mr->node, parent, p);
 	rb_insert_color(&mr->node, &rs->mr_tree);
 	spin_unlock_bh(&rs->mr_lock);
@@ -290,7 +421,7 @@ static struct rds_mr *rds_mr_take(struct rds_sock *rs, u32 rkey)
 	spin_lock_bh(&rs->mr_lock);
 	mr = rds_mr_find(rs, rkey);
 	if (mr)
-		rb_erase(&mr->node, &rs->mr_tree);
+		rds_mr_unlink(rs, mr);
 	spin_unlock_bh(&rs->mr_lock);
 	return mr;
 }
@@ -329,6 +460,10 @@ static struct rds_mr *rds_mr_create(struct rds_sock *rs,
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 	refcount_set(&mr->refs, 1);
+	RB_CLEAR_NODE(&mr->node);
+	mr->idx_key.net = sock_net(&rs->sk);
+	mr->idx_key.addr = laddr;
+	mr->idx_key.scope = rds_addr_scope(&laddr, scope);
 	mr->flags = flags;
 	mr->offset = offset_in_page(vec->addr);
 	mr->len = vec->bytes;
@@ -540,7 +675,7 @@ void rds_mr_sock_release(struct rds_sock *rs)
 		node = rb_first(&rs->mr_tree);
 		mr = node ? rb_entry(node, struct rds_mr, node) : NULL;
 		if (mr)
-			rb_erase(&mr->node, &rs->mr_tree);
+			rds_mr_unlink(rs, mr);
 		spin_unlock_bh(&rs->mr_lock);
 		if (!mr)
 			break;

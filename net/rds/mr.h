@@ -11,7 +11,9 @@
 #include <linux/types.h>
 #include <uapi/linux/rds.h>
 
+struct in6_addr;
 struct mm_struct;
+struct net;
 struct page;
 struct rds_mr;
 struct rds_sock;
@@ -36,8 +38,15 @@ int rds_rdma_pin(unsigned long addr, size_t len, unsigned int gup,
 int rds_rdma_charge(struct mm_struct *mm, unsigned long nr);
 
 struct rds_mr *rds_mr_find(struct rds_sock *rs, u32 rkey);
+void rds_mr_unlink(struct rds_sock *rs, struct rds_mr *mr);
 int rds_mr_map(struct rds_sock *rs, const struct rds_iovec *vec,
 	       u64 cookie_addr, u64 flags, u64 *cookie, struct rds_mr **keep);
 void rds_mr_sock_release(struct rds_sock *rs);
+
+struct rds_mr *rds_mr_get_local(struct net *net, const struct in6_addr *addr,
+				u32 scope, u32 rkey);
+bool rds_mr_claim(struct rds_mr *mr);
+int rds_mr_index_init(void);
+void rds_mr_index_exit(void);
 
 #endif /* _RDS_ZC_MR_H */

@@ -344,7 +344,7 @@ void rds_rdma_recv_exthdr(struct rds_sock *rs, struct rds_incoming *inc)
 	if (mr && mr->trans->mr_sync)
 		(void)mr->trans->mr_sync(mr, DMA_FROM_DEVICE);
 	if (mr && (mr->flags & RDS_RDMA_USE_ONCE))
-		rb_erase(&mr->node, &rs->mr_tree);
+		rds_mr_unlink(rs, mr);
 	else
 		mr = NULL;
 	spin_unlock_bh(&rs->mr_lock);
@@ -436,14 +436,23 @@ int rds_rdma_recv_cmsgs(struct rds_sock *rs, struct msghdr *msg)
 }
 
 /**
- * rds_rdma_init() - the workqueue that releases MRs and operations
+ * rds_rdma_init() - the MR key index, and the workqueue that releases
+ * MRs and operations
  *
  * Return: 0 or -ENOMEM.
  */
 int rds_rdma_init(void)
 {
+	int ret = rds_mr_index_init();
+
+	if (ret)
+		return ret;
 	rds_mr_wq = alloc_workqueue("rds_zc_mr", WQ_UNBOUND, 0);
-	return rds_mr_wq ? 0 : -ENOMEM;
+	if (!rds_mr_wq) {
+		rds_mr_index_exit();
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /**
@@ -452,4 +461,5 @@ int rds_rdma_init(void)
 void rds_rdma_exit(void)
 {
 	destroy_workqueue(rds_mr_wq);
+	rds_mr_index_exit();
 }

@@ -10,7 +10,8 @@
  *
  * Lifetime: an MR is referenced by its socket's tree and by the message
  * of the RDMA_MAP that made it (m->reg_mr), and holds a reference on its
- * socket; lookups under rs->mr_lock take none.  The last reference
+ * socket; lookups under rs->mr_lock take none, lookups of local delivery
+ * in the key index (RCU) take one if the MR is still referenced.  The last reference
  * starts the release on rds_mr_wq: the transport invalidates the key
  * (mr_dereg, which may finish later, in any context) and reports it with
  * rds_zc_mr_invalidated(); only then is the memlock charge returned and
@@ -28,7 +29,9 @@
 #include <linux/in6.h>
 #include <linux/list.h>
 #include <linux/rbtree.h>
+#include <linux/rcupdate.h>
 #include <linux/refcount.h>
+#include <linux/rhashtable-types.h>
 #include <linux/scatterlist.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
@@ -43,8 +46,24 @@ struct rds_msg;
 struct rds_sock;
 struct rds_transport;
 
+/*
+ * What names an MR to an operation of this host (local delivery, mr.c):
+ * the namespace and address its socket is bound to, and its key.  Only
+ * the bytes up to and including @rkey are hashed and compared.
+ */
+struct rds_mr_idx_key {
+	struct net	*net;
+	struct in6_addr	addr;
+	u32		scope;
+	u32		rkey;
+};
+
 struct rds_mr {
 	struct rb_node	node;		/* in rs->mr_tree, under rs->mr_lock */
+	/* In the local key index (mr.c) exactly while in rs->mr_tree. */
+	struct rhash_head idx_node;
+	struct rds_mr_idx_key idx_key;
+	struct rcu_head	rcu;		/* freed after local lookups (RCU) */
 	refcount_t	refs;
 	u32		rkey;		/* set by the transport */
 	u32		offset;		/* of the buffer in its first page */
