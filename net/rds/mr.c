@@ -510,13 +510,14 @@ out_free:
 
 /*
  * Register @vec, store its cookie at @cookie_addr (if not 0) and file it
- * under the socket.  With @keep (RDS_CMSG_RDMA_MAP), the transport may
- * defer the registration to the message that carries the cookie, which
- * gets a reference in *@keep.  Return: 0 with *@cookie set, or a
- * negative errno.
+ * under the socket.  With @keep (RDS_CMSG_RDMA_MAP), the message that
+ * carries the cookie gets a reference in *@keep, and with @defer (it
+ * goes over a connection) the transport may leave the registration to
+ * it.  Return: 0 with *@cookie set, or a negative errno.
  */
 int rds_mr_map(struct rds_sock *rs, const struct rds_iovec *vec,
-	       u64 cookie_addr, u64 flags, u64 *cookie, struct rds_mr **keep)
+	       u64 cookie_addr, u64 flags, u64 *cookie, struct rds_mr **keep,
+	       bool defer)
 {
 	unsigned int tries = 0;
 	struct rds_mr *mr;
@@ -529,10 +530,12 @@ int rds_mr_map(struct rds_sock *rs, const struct rds_iovec *vec,
 	 * and the new one hands out the same indexes: a new MR whose key
 	 * (index and random key byte) matches one of those cannot be filed
 	 * (-EBUSY, 1 in 256 per index both hold).  Register again: the
-	 * next MR has another index or key byte.
+	 * next MR has another index or key byte.  Local keys (loop.c) are
+	 * random: a clash with another MR of the address is as rare, and
+	 * is registered again the same way.
 	 */
 	do {
-		mr = rds_mr_create(rs, vec, flags, !!keep);
+		mr = rds_mr_create(rs, vec, flags, keep && defer);
 		if (IS_ERR(mr))
 			return PTR_ERR(mr);
 		rkey = mr->rkey;
@@ -607,10 +610,10 @@ int rds_rdma_get_mr(struct rds_sock *rs, const void *args, size_t argsize)
 		if (ret)
 			return ret;
 		return rds_mr_map(rs, &d->vec, d->cookie_addr, d->flags,
-				  &cookie, NULL);
+				  &cookie, NULL, false);
 	}
 	return rds_mr_map(rs, &a->vec, a->cookie_addr, a->flags, &cookie,
-			  NULL);
+			  NULL, false);
 }
 
 /**

@@ -40,7 +40,8 @@ int rds_rdma_charge(struct mm_struct *mm, unsigned long nr);
 struct rds_mr *rds_mr_find(struct rds_sock *rs, u32 rkey);
 void rds_mr_unlink(struct rds_sock *rs, struct rds_mr *mr);
 int rds_mr_map(struct rds_sock *rs, const struct rds_iovec *vec,
-	       u64 cookie_addr, u64 flags, u64 *cookie, struct rds_mr **keep);
+	       u64 cookie_addr, u64 flags, u64 *cookie, struct rds_mr **keep,
+	       bool defer);
 void rds_mr_sock_release(struct rds_sock *rs);
 
 struct rds_mr *rds_mr_get_local(struct net *net, const struct in6_addr *addr,

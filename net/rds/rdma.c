@@ -181,7 +181,7 @@ static void rds_rdma_msg_release(struct rds_msg *m)
  * RDS_CMSG_OP_ID without an operation,
  * -ENODEV for an RDMA_DEST key whose device was removed,
  * -EFAULT for a misaligned or unwritable atomic result, -EOPNOTSUPP for
- * RDMA to this host or atomics the device does not have, -EMSGSIZE for
+ * atomics the device does not have, -EMSGSIZE for
  * more than UIO_MAXIOV iovecs, or an errno of registration or pinning.
  */
 int rds_rdma_cmsgs(struct rds_sock *rs, struct msghdr *msg, struct rds_msg *m,
@@ -248,13 +248,11 @@ int rds_rdma_cmsgs(struct rds_sock *rs, struct msghdr *msg, struct rds_msg *m,
 		return -EINVAL;
 	if (!map && !dest && !args && !atomic)
 		return 0;
-	if (!remote)
-		return -EOPNOTSUPP;
 
 	m->release = rds_rdma_msg_release;
 	if (args || atomic) {
 		op = args ? rds_rdma_op_build(rs, args) :
-			    rds_atomic_op_build(rs, atomic_type, atomic);
+			    rds_atomic_op_build(rs, atomic_type, atomic, remote);
 		if (IS_ERR(op))
 			return PTR_ERR(op);
 		m->op = op;
@@ -299,7 +297,7 @@ int rds_rdma_cmsgs(struct rds_sock *rs, struct msghdr *msg, struct rds_msg *m,
 
 		memcpy(&a, map, sizeof(a));
 		ret = rds_mr_map(rs, &a.vec, a.cookie_addr, a.flags, &cookie,
-				 &m->reg_mr);
+				 &m->reg_mr, remote);
 		if (ret)
 			return ret;
 	}

@@ -357,11 +357,13 @@ static bool rds_atomic_masked(int type)
 
 /*
  * RDS_CMSG_*ATOMIC_* (cmsg_type @type): validate and build the atomic.
- * The plain forms are the plain verbs, which every device with atomics
- * has; the masked forms need the masked verbs.
+ * Over a connection (@remote) the plain forms are the plain verbs, which
+ * every device with atomics has, and the masked forms need the masked
+ * verbs; local delivery runs all of them with the CPU's atomics.
  */
 struct rds_rdma_op *rds_atomic_op_build(struct rds_sock *rs, int type,
-					const struct rds_atomic_args *a)
+					const struct rds_atomic_args *a,
+					bool remote)
 {
 	struct rds_iovec iov = { .addr = a->local_addr, .bytes = sizeof(u64) };
 	const struct rds_transport *trans;
@@ -383,12 +385,14 @@ struct rds_rdma_op *rds_atomic_op_build(struct rds_sock *rs, int type,
 	scope = rs->bound_scope;
 	trans = rs->trans;
 	release_sock(&rs->sk);
-	if (!trans || !trans->atomic_check)
-		return ERR_PTR(-EOPNOTSUPP);
-	ret = trans->atomic_check(sock_net(&rs->sk), &laddr, scope,
-				  rds_atomic_masked(type));
-	if (ret)
-		return ERR_PTR(ret);
+	if (remote) {
+		if (!trans || !trans->atomic_check)
+			return ERR_PTR(-EOPNOTSUPP);
+		ret = trans->atomic_check(sock_net(&rs->sk), &laddr, scope,
+					  rds_atomic_masked(type));
+		if (ret)
+			return ERR_PTR(ret);
+	}
 
 	/* The prior value is written to local_addr: a READ of 8 bytes. */
 	op = rds_op_alloc(a->cookie, a->remote_addr,

@@ -30,6 +30,7 @@ void rds_rdma_note_uncharge(struct rds_sock *rs);
 struct rds_rdma_op *rds_rdma_op_build(struct rds_sock *rs,
 				      const struct rds_rdma_args *a);
 struct rds_rdma_op *rds_atomic_op_build(struct rds_sock *rs, int type,
-					const struct rds_atomic_args *a);
+					const struct rds_atomic_args *a,
+					bool remote);
 
 #endif /* _RDS_ZC_RDMA_OP_H */

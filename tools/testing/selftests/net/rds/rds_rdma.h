@@ -203,6 +203,7 @@ pid_t link_cut_for(unsigned int secs);
 pid_t link_cut(void);
 void link_restored(pid_t restore);
 void needs_ours(int k, const char *why);
+int one_host(void);
 int kernel_series(const char *series);
 
 /* ------------------------------------------------------ the cases */

@@ -37,6 +37,8 @@ static int chain_reg_mr(int value)
  * forced to 1: what a hardware device gets), except on rxe, which runs
  * local operations again when it retransmits (chain_reg_mr -1, the
  * default: registered on the registration QP, ib_mr_reg_unchained).
+ * Between two processes of one host (one_host()), the MR is a local one
+ * and neither path of the IB transport registers anything.
  */
 void rdma_write_map(int owner)
 {
@@ -49,6 +51,18 @@ void rdma_write_map(int owner)
 	int ours, old = -1;
 
 	pair_start(&p, owner);
+	if (p.owner && one_host()) {
+		chained = rds_counter(p.fd, "ib_mr_reg_chained");
+		unchained = rds_counter(p.fd, "ib_mr_reg_unchained");
+		rdma_cycle(&p, &op, 1);
+		op.start += 7;
+		rdma_cycle(&p, &op, 2);
+		EXPECT_EQ(rds_counter(p.fd, "ib_mr_reg_chained") - chained, 0);
+		EXPECT_EQ(rds_counter(p.fd, "ib_mr_reg_unchained") - unchained,
+			  0);
+		pair_end(&p);
+		return;
+	}
 	ours = p.owner && !distro(node);
 	if (ours) {
 		old = chain_reg_mr(1);

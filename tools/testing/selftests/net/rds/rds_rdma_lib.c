@@ -820,6 +820,17 @@ int kernel_series(const char *series)
 	return !strncmp(u.release, series, n) && u.release[n] == '.';
 }
 
+/*
+ * Both nodes are processes of one host on local delivery, without a
+ * device (rds_rdma_local.sh sets RDS_RDMA_LOCAL).
+ */
+int one_host(void)
+{
+	const char *v = getenv("RDS_RDMA_LOCAL");
+
+	return v && *v && strcmp(v, "0");
+}
+
 /* Skip the case where node k runs the distribution's module, saying why. */
 void needs_ours(int k, const char *why)
 {
