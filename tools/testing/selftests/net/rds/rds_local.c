@@ -98,6 +98,8 @@ static const struct rt_case cases[] = {
 	RT_CASE(rdma_cancel_sent_to, 0),
 	RT_CASE(rdma_note_needs_room, 0),
 	RT_CASE(rdma_note_bound, 60),
+	RT_CASE(rdma_local_copy, 30),
+	RT_CASE(rdma_local_keys, 30),
 	RT_CASE(info_bad_args, 0),
 	RT_CASE(conn_reap, 120),
 	RT_CASE(conn_reap_cached, 120),

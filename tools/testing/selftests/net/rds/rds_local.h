@@ -360,6 +360,8 @@ void test_info_send_messages(void);
 void test_rdma_cancel_sent_to(void);
 void test_rdma_note_needs_room(void);
 void test_rdma_note_bound(void);
+void test_rdma_local_copy(void);
+void test_rdma_local_keys(void);
 void test_info_bad_args(void);
 void test_conn_reap(void);
 void test_conn_reap_cached(void);

@@ -1,8 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rds_local_rdma.c - rds_local's cases of RDMA notifications.
+ * rds_local_rdma.c - rds_local's cases of RDMA notifications, and of
+ * RDMA between sockets of this host on local delivery.
  */
 #include "rds_local.h"
+
+#include <net/if.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 
 /* ------------------------------------------------- RDMA notifications */
 
@@ -320,4 +327,349 @@ void test_rdma_note_bound(void)
 	expect_canceled_note(fd, RDMA_TOKEN);
 	close(fd);
 	free(buf);
+}
+
+/* --------------------------------------- RDMA between local sockets */
+
+#define HOST_LEN	8192	/* the owner's MR: three pages at HOST_OFF */
+#define HOST_OFF	100
+#define NOBODY_UID	65534
+
+/*
+ * An RDMA of len bytes between buf and the MR of cookie at off (from the
+ * MR's first byte: the kernel adds the cookie's offset), to *to,
+ * with NOTIFY_ME and a 3-byte ACK.  Return: its notification's status,
+ * or -errno of the send or the receive.
+ */
+static int host_rdma(int fd, const struct sockaddr_in *to, uint64_t cookie,
+		     uint64_t off, void *buf, size_t len, int write,
+		     uint64_t token)
+{
+	struct rds_iovec local = { .addr = (uintptr_t)buf, .bytes = len };
+	struct rds_rdma_args args = {
+		.cookie = cookie,
+		.remote_vec = { .addr = off, .bytes = len },
+		.local_vec_addr = (uintptr_t)&local,
+		.nr_local = 1,
+		.flags = RDS_RDMA_NOTIFY_ME | (write ? RDS_RDMA_READWRITE : 0),
+		.user_token = token,
+	};
+	union {
+		char buf[CMSG_SPACE(sizeof(args))];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = { (void *)"ack", 3 };
+	struct msghdr msg = {
+		.msg_name = (void *)to,
+		.msg_namelen = sizeof(*to),
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = ctl.buf,
+		.msg_controllen = sizeof(ctl.buf),
+	};
+	struct rds_rdma_notify note;
+	struct cmsghdr *cm;
+	int n, flags;
+
+	memset(&ctl, 0, sizeof(ctl));
+	cm = CMSG_FIRSTHDR(&msg);
+	cm->cmsg_level = SOL_RDS;
+	cm->cmsg_type = RDS_CMSG_RDMA_ARGS;
+	cm->cmsg_len = CMSG_LEN(sizeof(args));
+	memcpy(CMSG_DATA(cm), &args, sizeof(args));
+	if (sendmsg(fd, &msg, 0) != 3)
+		return -errno;
+	if (recv_notes(fd, 4 * NOTE_SPACE, 0, &note, &n, &flags) < 0)
+		return -errno;
+	if (n != 1 || note.user_token != token)
+		return -EPROTO;
+	return note.status;
+}
+
+/* A SILENT fetch-and-add of add on the word at off of cookie's MR. */
+static long host_fadd(int fd, const struct sockaddr_in *to, uint64_t cookie,
+		      uint64_t off, uint64_t *result, uint64_t add)
+{
+	struct rds_atomic_args args = {
+		.cookie = cookie,
+		.local_addr = (uintptr_t)result,
+		.remote_addr = off,
+		.fadd = { .add = add },
+		.flags = RDS_RDMA_SILENT,
+	};
+	union {
+		char buf[CMSG_SPACE(sizeof(args))];
+		struct cmsghdr align;
+	} ctl;
+	struct msghdr msg = {
+		.msg_name = (void *)to,
+		.msg_namelen = sizeof(*to),
+		.msg_control = ctl.buf,
+		.msg_controllen = sizeof(ctl.buf),
+	};
+	struct cmsghdr *cm;
+
+	memset(&ctl, 0, sizeof(ctl));
+	cm = CMSG_FIRSTHDR(&msg);
+	cm->cmsg_level = SOL_RDS;
+	cm->cmsg_type = RDS_CMSG_ATOMIC_FADD;
+	cm->cmsg_len = CMSG_LEN(sizeof(args));
+	memcpy(CMSG_DATA(cm), &args, sizeof(args));
+	return sendmsg(fd, &msg, 0);
+}
+
+#define HOST_ADDS	400	/* fetch-and-adds of each side */
+
+/* The owner's own atomic increments of the word, beside the RDMA ones. */
+static void *host_cpu_adds(void *word)
+{
+	int i;
+
+	for (i = 0; i < HOST_ADDS; i++)
+		__atomic_fetch_add((uint64_t *)word, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+/* The owner's memory: the MR at HOST_OFF of three whole pages. */
+static unsigned char *host_region(unsigned int seed)
+{
+	unsigned char *map = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	ASSERT_TRUE(map != MAP_FAILED, "mmap: %s", rt_errname(errno));
+	fill_pattern(map, 3 * 4096, seed);
+	return map;
+}
+
+/* Pages this process has pinned (VmPin), or -1. */
+static long vm_pin_pages(void)
+{
+	char line[128];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmPin: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb < 0 ? -1 : kb / 4;
+}
+
+/*
+ * The distribution's RDS has no RDMA on local delivery: RDS_GET_MR on
+ * 127/8 fails, and RDMA to a local address with it.  Ours is right to
+ * run it (rds-zerocopy.rst, "Local destinations"): the case skips.
+ */
+static void host_needs_ours(int fd)
+{
+	unsigned char buf[64];
+	uint64_t cookie = 0;
+	int ret;
+
+	if (!modules_are_distro())
+		return;
+	ret = rds_get_mr(fd, buf, sizeof(buf), &cookie);
+	EXPECT_TRUE(ret < 0, "distribution: RDS_GET_MR on 127.0.0.1 worked");
+	rt_skip("distribution: no RDMA on local delivery (RDS_GET_MR on 127/8: %s)",
+		rt_errname(-ret));
+}
+
+/*
+ * RDMA between two sockets of this host, with no device: RDS_GET_MR on
+ * 127.0.0.1 gives a local key, charged to RLIMIT_MEMLOCK (VmPin) until
+ * RDS_FREE_MR; a WRITE and a READ from a socket on 127.0.0.2 move
+ * exactly the bytes asked for, before their ACK arrives, each with a
+ * SUCCESS notification; fetch-and-adds on a word of the MR lose none of
+ * the owner's own atomic increments of it; a READ past the end of the
+ * MR fails with REMOTE_ERROR, touches nothing and sends no ACK; after
+ * RDS_FREE_MR with RDS_RDMA_INVALIDATE the key is dead.
+ */
+void test_rdma_local_copy(void)
+{
+	struct sockaddr_in own, ini;
+	unsigned char *map, *want, *buf = xmalloc(HOST_LEN);
+	uint64_t cookie = 0;
+	long pin;
+	int fo, fi;
+	char ack[8];
+
+	fo = rds_bound(addr_lo, 0, &own);
+	host_needs_ours(fo);
+	fi = rds_bound(in_addr_of("127.0.0.2"), 0, &ini);
+	map = host_region(11);
+	want = xmalloc(3 * 4096);
+	memcpy(want, map, 3 * 4096);
+
+	pin = vm_pin_pages();
+	ASSERT_EQ(rds_get_mr(fo, map + HOST_OFF, HOST_LEN, &cookie), 0);
+	EXPECT_NE(cookie, 0);
+	EXPECT_EQ(cookie >> 32, HOST_OFF);
+	if (pin >= 0)
+		EXPECT_EQ(vm_pin_pages() - pin, 3);
+
+	/* WRITE 5000 bytes at 300 of the MR; the ACK after the bytes */
+	fill_pattern(buf, 5000, 12);
+	EXPECT_EQ(host_rdma(fi, &own, cookie, 300, buf, 5000, 1, 1),
+		  RDS_RDMA_SUCCESS);
+	memcpy(want + HOST_OFF + 300, buf, 5000);
+	EXPECT_EQ(recv(fo, ack, sizeof(ack), MSG_DONTWAIT), 3);
+	EXPECT_EQ(memcmp(map, want, 3 * 4096), 0);
+
+	/* READ 7000 bytes from 1 of the MR */
+	memset(buf, 0, HOST_LEN);
+	EXPECT_EQ(host_rdma(fi, &own, cookie, 1, buf, 7000, 0, 2),
+		  RDS_RDMA_SUCCESS);
+	EXPECT_EQ(memcmp(buf, map + HOST_OFF + 1, 7000), 0);
+	EXPECT_EQ(recv(fo, ack, sizeof(ack), MSG_DONTWAIT), 3);
+
+	/*
+	 * fetch-and-add on the word at 4 of the MR (104 of the page),
+	 * while the owner increments it with its CPU: none is lost
+	 */
+	{
+		uint64_t zero = 0, prior, word;
+		pthread_t t;
+		int i, ok = 1;
+
+		memcpy(map + HOST_OFF + 4, &zero, sizeof(zero));
+		ASSERT_EQ(pthread_create(&t, NULL, host_cpu_adds,
+					 map + HOST_OFF + 4), 0);
+		for (i = 0; i < HOST_ADDS && ok; i++)
+			ok = EXPECT_SYS_OK(host_fadd(fi, &own, cookie, 4,
+						     &prior, 1 << 20)) >= 0;
+		ASSERT_EQ(pthread_join(t, NULL), 0);
+		memcpy(&word, map + HOST_OFF + 4, sizeof(word));
+		EXPECT_EQ(word, (uint64_t)HOST_ADDS << 20 | HOST_ADDS);
+		memcpy(want + HOST_OFF + 4, &word, sizeof(word));
+	}
+
+	/* one byte past the end: nothing moves, no ACK */
+	fill_pattern(buf, HOST_LEN, 13);
+	EXPECT_EQ(host_rdma(fi, &own, cookie, HOST_LEN - 15, buf, 16, 1,
+			    3), RDS_RDMA_REMOTE_ERROR);
+	EXPECT_EQ(memcmp(map, want, 3 * 4096), 0);
+	EXPECT_SYS_ERR(recv(fo, ack, sizeof(ack), MSG_DONTWAIT), EAGAIN);
+
+	/* invalidated: dead for the next one, and the charge is back */
+	EXPECT_EQ(rds_free_mr(fo, cookie, RDS_RDMA_INVALIDATE), 0);
+	EXPECT_EQ(host_rdma(fi, &own, cookie, 0, buf, 8, 1, 4),
+		  RDS_RDMA_REMOTE_ERROR);
+	EXPECT_EQ(memcmp(map, want, 3 * 4096), 0);
+	if (pin >= 0)
+		EXPECT_EQ(vm_pin_pages(), pin);
+	close(fi);
+	close(fo);
+	munmap(map, 3 * 4096);
+	free(want);
+	free(buf);
+}
+
+/* Into a new network namespace, its loopback up.  0, or an errno. */
+static int host_new_netns(void)
+{
+	struct ifreq ifr = { .ifr_name = "lo" };
+	int fd, ret = 0;
+
+	if (unshare(CLONE_NEWNET))
+		return errno;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return errno;
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr) < 0)
+		ret = errno;
+	ifr.ifr_flags |= IFF_UP;
+	if (!ret && ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
+		ret = errno;
+	close(fd);
+	return ret;
+}
+
+/*
+ * A child, as uid NOBODY_UID (after entering a new namespace if
+ * @netns): its RDMA WRITEs with @cookie and with keys near it to *@own
+ * must end @want (real) and REMOTE_ERROR (guessed); and RDS_GET_MR over
+ * its RLIMIT_MEMLOCK of one page fails with ENOMEM.  Exit status: 0, or
+ * the number of the check that failed.
+ */
+static int host_child(const struct sockaddr_in *own, uint64_t cookie,
+		      int netns, int want)
+{
+	unsigned char *buf = xmalloc(HOST_LEN);
+	struct rlimit one = { 4096, 4096 };
+	uint64_t off = cookie >> 32, c;
+	int fd, i;
+
+	if (netns && host_new_netns())
+		return 1;
+	if (setrlimit(RLIMIT_MEMLOCK, &one) ||
+	    setresgid(NOBODY_UID, NOBODY_UID, NOBODY_UID) ||
+	    setresuid(NOBODY_UID, NOBODY_UID, NOBODY_UID))
+		return 2;
+	fd = rds_bound_at(in_addr_of(netns ? "127.0.0.1" : "127.0.0.3"), 0,
+			  NULL, RCV_TIMEOUT_MS);
+	if (fd < 0)
+		return 3;
+	fill_pattern(buf, HOST_LEN, 21);
+	/* guessed: the neighbours of the key, then random ones */
+	for (i = 0; i < 40; i++) {
+		c = i < 8 ? cookie ^ (1ULL << i) : (uint64_t)random() | off << 32;
+		if ((uint32_t)c == (uint32_t)cookie)
+			continue;
+		if (host_rdma(fd, own, c, 0, buf, 64, 1, 100 + i) !=
+		    RDS_RDMA_REMOTE_ERROR)
+			return 4;
+	}
+	if (host_rdma(fd, own, cookie, 64, buf, 64, 1, 99) != want)
+		return 5;
+	if (rds_get_mr(fd, buf, HOST_LEN, &c) != -ENOMEM)
+		return 6;
+	return 0;
+}
+
+/*
+ * Who reaches the MR of a local key.  An unprivileged user in the same
+ * namespace who was told the cookie reaches it as a peer over the wire
+ * would: the cookie is the capability, as an rkey is.  Keys guessed
+ * near it or at random fail (REMOTE_ERROR).  In another namespace even
+ * the right cookie names nothing: its 127.0.0.1 is another address.  An
+ * unprivileged user's RDS_GET_MR is charged to its RLIMIT_MEMLOCK.
+ */
+void test_rdma_local_keys(void)
+{
+	struct sockaddr_in own;
+	unsigned char *map, *want;
+	uint64_t cookie = 0;
+	int fo, k, st;
+	pid_t pid;
+
+	if (geteuid())
+		rt_skip("needs root to become another user");
+	fo = rds_bound(addr_lo, 0, &own);
+	host_needs_ours(fo);
+	map = host_region(31);
+	want = xmalloc(3 * 4096);
+	memcpy(want, map, 3 * 4096);
+	ASSERT_EQ(rds_get_mr(fo, map + HOST_OFF, HOST_LEN, &cookie), 0);
+
+	for (k = 0; k < 2; k++) {
+		pid = fork();
+		ASSERT_TRUE(pid >= 0, "fork: %s", rt_errname(errno));
+		if (!pid)
+			_exit(host_child(&own, cookie, k,
+					 k ? RDS_RDMA_REMOTE_ERROR :
+					     RDS_RDMA_SUCCESS));
+		ASSERT_EQ(waitpid(pid, &st, 0), pid);
+		EXPECT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st),
+			    "%s namespace: child check %d failed",
+			    k ? "another" : "the same",
+			    WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	}
+	/* only the same namespace's WRITE with the cookie, 64 bytes at 64 */
+	fill_pattern(want + HOST_OFF + 64, 64, 21);
+	EXPECT_EQ(memcmp(map, want, 3 * 4096), 0);
+	close(fo);
+	munmap(map, 3 * 4096);
+	free(want);
 }

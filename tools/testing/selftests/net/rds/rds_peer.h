@@ -414,11 +414,21 @@ static inline int ctl_connect(void)
 		}
 		close(lfd);
 	} else {
-		sin_set(&sin, addr_peer, ctl_port);
 		for (;;) {
 			fd = socket(AF_INET, SOCK_STREAM, 0);
 			if (fd < 0)
 				return -1;
+			/*
+			 * From this node's address: node 1 takes only its
+			 * peer's, and on one host (rds_rdma_local.sh) the
+			 * route alone would pick another.
+			 */
+			sin_set(&sin, addr_self, 0);
+			if (bind(fd, (struct sockaddr *)&sin, sizeof(sin))) {
+				close(fd);
+				return -1;
+			}
+			sin_set(&sin, addr_peer, ctl_port);
 			if (!connect(fd, (struct sockaddr *)&sin, sizeof(sin)))
 				break;
 			close(fd);

@@ -8,11 +8,13 @@
 #	tools/testing/selftests/net/rds/run_guest.sh
 #
 # On node 1 it builds the test programs if needed and runs rds_local,
-# rds_ipv6, rds_fuzz, rds_mr, rds_mr_pool.sh (which reloads our IB module
+# rds_ipv6, rds_fuzz, rds_mr, rds_one_host, rds_rdma_local.sh (rds_rdma
+# between two processes of this guest on local delivery, no device),
+# rds_mr_pool.sh (which reloads our IB module
 # with a small MR pool), module_lifecycle.sh, install_check.sh (make
 # install into a scratch root, modprobe from it), ib_device.sh and, last,
 # kmemleak_check.sh (skipped unless the kernel has kmemleak), in that
-# order; the four that test our modules alone only where ours are loaded,
+# order; the five that test our modules alone only where ours are loaded,
 # abi_check (compile-time tables, which make check compares on the host)
 # only when named.  Their TAP is merged into one stream: every result is
 # renumbered and named after its program, and the plan comes last.  Other
@@ -52,7 +54,8 @@ fi
 # report skips.
 wanted() {
 	case $1 in
-	rds_mr_pool | module_lifecycle | install_check | ib_device)
+	rds_mr_pool | module_lifecycle | install_check | ib_device | \
+	rds_rdma_local)
 		[ "${RDS_MODULES:-}" = ours ] || return 1 ;;
 	esac
 	[ -z "$only" ] || [[ $only == *,$1,* ]]
@@ -94,6 +97,8 @@ else
 		run_prog rds_fuzz "$fuzz_limit" "$here/rds_fuzz" "${fuzz_args[@]}"
 	wanted rds_mr && run_prog rds_mr 120 "$here/rds_mr"
 	wanted rds_one_host && run_prog rds_one_host 420 "$here/rds_one_host"
+	wanted rds_rdma_local &&
+		run_prog rds_rdma_local 320 "$here/rds_rdma_local.sh"
 	wanted rds_mr_pool && run_prog rds_mr_pool 120 "$here/rds_mr_pool.sh"
 	wanted module_lifecycle &&
 		run_prog module_lifecycle 300 "$here/module_lifecycle.sh"
