@@ -22,7 +22,14 @@
 # processes or containers of any Linux host, with the same key checks
 # and statuses as over a device (rds-zerocopy.rst, "Local destinations").
 #
-# Usage: rds_rdma_local.sh [CASE...]  (default: the list below)
+# --device: the same over the device instead (as the distribution's RDS
+# does it): a veth pair with 10.254.1.3 and 10.254.1.4 on its ends and an
+# rxe device on each (rds_one_host's setup), every socket pinned to IB
+# with SO_RDS_TRANSPORT (RDS_PIN_TRANSPORT), so that node 1 and node 2
+# talk over an IB connection between the two addresses; a last result
+# checks that both rxe devices sent packets.
+#
+# Usage: rds_rdma_local.sh [--device] [CASE...]  (default: the list below)
 
 set -u
 
@@ -41,18 +48,70 @@ CASES=(
 	atomic_errors atomic_forms_owner1 atomic_counter atomic_lock_owner1
 	atomic_mixed_owner1 atomic_released_owner1 op_barrier_stream_owner1
 )
+device=0
+if [ "${1:-}" = --device ]; then
+	device=1
+	shift
+fi
 [ $# -gt 0 ] && CASES=("$@")
 
 A=127.0.0.1
 B=127.0.0.2
+
+# The veth pair and the two rxe devices of --device.
+dev_down() {
+	rdma link del rdsrl_rxe0 2> /dev/null
+	rdma link del rdsrl_rxe1 2> /dev/null
+	ip link del rdsrl0 2> /dev/null
+	return 0
+}
+
+dev_up() {
+	dev_down
+	modprobe veth && modprobe rdma_rxe &&
+		ip link add rdsrl0 type veth peer name rdsrl1 &&
+		ip link set rdsrl0 up && ip link set rdsrl1 up &&
+		sysctl -qw net.ipv4.conf.rdsrl0.accept_local=1 \
+			net.ipv4.conf.rdsrl1.accept_local=1 \
+			net.ipv4.conf.rdsrl0.rp_filter=0 \
+			net.ipv4.conf.rdsrl1.rp_filter=0 \
+			net.ipv4.conf.all.rp_filter=0 &&
+		ip addr add "$A/32" dev rdsrl0 && ip addr add "$B/32" dev rdsrl1 &&
+		ip route add "$B/32" dev rdsrl0 && ip route add "$A/32" dev rdsrl1 &&
+		ip neigh add "$B" lladdr "$(cat /sys/class/net/rdsrl1/address)" \
+			dev rdsrl0 nud permanent &&
+		ip neigh add "$A" lladdr "$(cat /sys/class/net/rdsrl0/address)" \
+			dev rdsrl1 nud permanent &&
+		rdma link add rdsrl_rxe0 type rxe netdev rdsrl0 &&
+		rdma link add rdsrl_rxe1 type rxe netdev rdsrl1 || return 1
+	for _ in $(seq 100); do
+		[ "$(rdma link show rdsrl_rxe0/1 2> /dev/null | grep -c ACTIVE)" = 1 ] &&
+			[ "$(rdma link show rdsrl_rxe1/1 2> /dev/null | grep -c ACTIVE)" = 1 ] &&
+			return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+if [ "$device" = 1 ]; then
+	A=10.254.1.3
+	B=10.254.1.4
+	if ! dev_up; then
+		dev_down
+		echo "1..0 # SKIP --device: no veth pair with rxe devices"
+		exit 4
+	fi
+	export RDS_PIN_TRANSPORT=0	# RDS_TRANS_IB
+fi
 CTL=18633	# not rds_rdma's 18632, which a two-guest run's node 1 uses
 
 modules=${RDS_MODULES:-ours}
-export RDS_MODULES_ALL="$modules,$modules" RDS_NODES=2 RDS_RDMA_LOCAL=1
+export RDS_MODULES_ALL="$modules,$modules" RDS_NODES=2
+export RDS_RDMA_LOCAL=$((1 - device))
 unset RDS_IFINDEX
 
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap 'rm -rf "$tmp"; [ "$device" = 0 ] || dev_down' EXIT
 
 RDS_NODE=2 timeout -k 10 "$(scaled 280)" "$here/rds_rdma" -n 2 -a "$B" \
 	-p "$A" -c "$CTL" "${CASES[@]}" > "$tmp/node2" 2>&1 &
@@ -64,4 +123,12 @@ echo $? > "$tmp/rc2"
 # shellcheck disable=SC2016 # expanded by the inner shell
 run_prog node2 10 bash -c 'cat "$1"; exit "$(cat "$2")"' - \
 	"$tmp/node2" "$tmp/rc2"
+if [ "$device" = 1 ]; then
+	# Over the device: both rxe devices sent packets.
+	sent0=$(cat /sys/class/infiniband/rdsrl_rxe0/ports/1/hw_counters/sent_pkts 2> /dev/null)
+	sent1=$(cat /sys/class/infiniband/rdsrl_rxe1/ports/1/hw_counters/sent_pkts 2> /dev/null)
+	diag "sent_pkts: rdsrl_rxe0 ${sent0:-?}, rdsrl_rxe1 ${sent1:-?}"
+	[ "${sent0:-0}" -gt 0 ] && [ "${sent1:-0}" -gt 0 ]
+	result $? "the RDMA went over both rxe devices"
+fi
 tap_finish

@@ -176,9 +176,24 @@ static inline void set_rcvtimeo(int fd, int ms)
 				 sizeof(tv)));
 }
 
+/*
+ * A new RDS socket; pinned with SO_RDS_TRANSPORT to the transport
+ * RDS_PIN_TRANSPORT names (its number), if set: rds_rdma_local.sh
+ * --device runs rds_rdma that way, over a device between two addresses
+ * of one host.
+ */
 static inline int rds_socket(void)
 {
-	return ASSERT_SYS_OK(socket(AF_RDS, SOCK_SEQPACKET, 0));
+	int fd = ASSERT_SYS_OK(socket(AF_RDS, SOCK_SEQPACKET, 0));
+	const char *pin = getenv("RDS_PIN_TRANSPORT");
+	int trans;
+
+	if (pin && *pin) {
+		trans = atoi(pin);
+		ASSERT_SYS_OK(setsockopt(fd, SOL_RDS, SO_RDS_TRANSPORT, &trans,
+					 sizeof(trans)));
+	}
+	return fd;
 }
 
 static inline int int_opt(int fd, int level, int name)

@@ -9,12 +9,13 @@
 #
 # On node 1 it builds the test programs if needed and runs rds_local,
 # rds_ipv6, rds_fuzz, rds_mr, rds_one_host, rds_rdma_local.sh (rds_rdma
-# between two processes of this guest on local delivery, no device),
+# between two processes of this guest on local delivery, no device; then
+# with --device, as rds_rdma_device, over two rxe devices of this guest),
 # rds_mr_pool.sh (which reloads our IB module
 # with a small MR pool), module_lifecycle.sh, install_check.sh (make
 # install into a scratch root, modprobe from it), ib_device.sh and, last,
 # kmemleak_check.sh (skipped unless the kernel has kmemleak), in that
-# order; the five that test our modules alone only where ours are loaded,
+# order; the six that test our modules alone only where ours are loaded,
 # abi_check (compile-time tables, which make check compares on the host)
 # only when named.  Their TAP is merged into one stream: every result is
 # renumbered and named after its program, and the plan comes last.  Other
@@ -55,7 +56,7 @@ fi
 wanted() {
 	case $1 in
 	rds_mr_pool | module_lifecycle | install_check | ib_device | \
-	rds_rdma_local)
+	rds_rdma_local | rds_rdma_device)
 		[ "${RDS_MODULES:-}" = ours ] || return 1 ;;
 	esac
 	[ -z "$only" ] || [[ $only == *,$1,* ]]
@@ -99,6 +100,8 @@ else
 	wanted rds_one_host && run_prog rds_one_host 420 "$here/rds_one_host"
 	wanted rds_rdma_local &&
 		run_prog rds_rdma_local 320 "$here/rds_rdma_local.sh"
+	wanted rds_rdma_device &&
+		run_prog rds_rdma_device 320 "$here/rds_rdma_local.sh" --device
 	wanted rds_mr_pool && run_prog rds_mr_pool 120 "$here/rds_mr_pool.sh"
 	wanted module_lifecycle &&
 		run_prog module_lifecycle 300 "$here/module_lifecycle.sh"
