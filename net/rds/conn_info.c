@@ -100,6 +100,35 @@ void rds_conn_rdma_info_walk(struct net *net,
 }
 
 /**
+ * rds_conn_tcp_info_walk() - RDS_INFO_TCP_SOCKETS rows
+ * @net: namespace
+ * @fn: called with one row (and the connection's tos) per connection of
+ *	a transport that describes its TCP socket and has one, under
+ *	rcu_read_lock(), so it must not sleep
+ * @arg: passed to @fn
+ *
+ * Context: process context.
+ */
+void rds_conn_tcp_info_walk(struct net *net,
+			    void (*fn)(const struct rds6_info_tcp_socket *ti,
+				       u8 tos, void *arg),
+			    void *arg)
+{
+	struct rds6_info_tcp_socket ti;
+	struct rds_conn *conn;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(conn, &rds_conn_list, all_item) {
+		if (!net_eq(conn->net, net) || !conn->trans->tcp_conn_info)
+			continue;
+		memset(&ti, 0, sizeof(ti));
+		if (conn->trans->tcp_conn_info(conn, &ti))
+			fn(&ti, conn->tos, arg);
+	}
+	rcu_read_unlock();
+}
+
+/**
  * rds_conn_msg_info_walk() - describe the messages on connections' queues
  * @net: namespace
  * @retrans: the messages sent and not yet acknowledged, else those not

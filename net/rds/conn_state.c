@@ -235,6 +235,22 @@ out:
 }
 
 /**
+ * rds_zc_conn_connect() - connect now if the connection is down
+ * @conn: the connection
+ *
+ * For a transport whose rules leave the connecting to one end: the
+ * other end's attempt asks this one to connect (TCP, where the lower
+ * address connects).  Nothing happens unless @conn is DOWN.
+ *
+ * Context: any.
+ */
+void rds_zc_conn_connect(struct rds_conn *conn)
+{
+	rds_conn_connect_if_down(conn);
+}
+EXPORT_SYMBOL_GPL(rds_zc_conn_connect);
+
+/**
  * rds_zc_conn_accept() - the peer asks to connect: may it?
  * @conn: the connection its request names
  *

@@ -534,6 +534,41 @@ void rds_conn_destroy_all(const struct rds_transport *trans)
 	mutex_unlock(&rds_conn_reap_mutex);
 }
 
+struct rds_conn_net_arg {
+	const struct rds_transport *trans;
+	const struct net *net;
+};
+
+static bool rds_conn_of_net(struct rds_conn *conn, const void *arg)
+{
+	const struct rds_conn_net_arg *a = arg;
+
+	return conn->trans == a->trans && net_eq(conn->net, a->net);
+}
+
+/**
+ * rds_zc_conn_destroy_net() - destroy a transport's connections of a namespace
+ * @trans: the transport
+ * @net: the namespace, going away
+ *
+ * For a transport that lives in every namespace (TCP): its pernet exit
+ * calls this once it stopped accepting connections there.  No socket of
+ * @net is left (each holds a reference on it), so nothing makes new
+ * connections there.  Messages still queued are dropped.
+ *
+ * Context: process context, may sleep.
+ */
+void rds_zc_conn_destroy_net(const struct rds_transport *trans,
+			     const struct net *net)
+{
+	struct rds_conn_net_arg arg = { .trans = trans, .net = net };
+
+	mutex_lock(&rds_conn_reap_mutex);
+	rds_conn_remove(rds_conn_of_net, &arg);
+	mutex_unlock(&rds_conn_reap_mutex);
+}
+EXPORT_SYMBOL_GPL(rds_zc_conn_destroy_net);
+
 /* The reaper's idle times, in jiffies; 0: that kind is kept. */
 struct rds_conn_reap_args {
 	unsigned long down;	/* net.rds.conn_reap_ms */

@@ -83,6 +83,7 @@ struct rds_cong_map;
 struct rds_conn_peer;
 struct rds6_info_connection;
 struct rds6_info_rdma_connection;
+struct rds6_info_tcp_socket;
 struct rds6_info_message;
 
 /* Header flags, as on the wire (rds_zc-wire.rst section 4.3). */
@@ -224,6 +225,9 @@ void rds_zc_conn_acked(struct rds_conn *conn, u64 seq);
 int rds_zc_conn_recv(struct rds_conn *conn, struct rds_msg *m);
 void rds_zc_conn_cong_recv(struct rds_conn *conn, struct rds_msg *m);
 void rds_zc_conn_kick(struct rds_conn *conn);
+void rds_zc_conn_connect(struct rds_conn *conn);
+void rds_zc_conn_destroy_net(const struct rds_transport *trans,
+			     const struct net *net);
 
 /**
  * struct rds_conn_upcalls - what connections need of the socket layer
@@ -260,6 +264,10 @@ void rds_conn_rdma_info_walk(struct net *net,
 			     void (*fn)(const struct rds6_info_rdma_connection *ri,
 					void *arg),
 			     void *arg);
+void rds_conn_tcp_info_walk(struct net *net,
+			    void (*fn)(const struct rds6_info_tcp_socket *ti,
+				       u8 tos, void *arg),
+			    void *arg);
 void rds_conn_msg_info_walk(struct net *net, bool retrans,
 			    void (*fn)(const struct rds6_info_message *mi,
 				       void *arg),

@@ -249,6 +249,37 @@ static void rds_info_ib_connections(struct rds_info_sink *s)
 	rds_conn_rdma_info_walk(s->net, rds_info_one_rdma_connection, s);
 }
 
+static void rds_info_one_tcp_socket(const struct rds6_info_tcp_socket *ti6,
+				    u8 tos, void *arg)
+{
+	struct rds_info_tcp_socket ti;
+	struct rds_info_sink *s = arg;
+
+	if (s->v6) {
+		rds_info_add(s, ti6);
+		return;
+	}
+	memset(&ti, 0, sizeof(ti));
+	if (!rds_info_v4(ti6->local_addr) || !rds_info_v4(ti6->peer_addr))
+		return;
+	ti.local_addr = ti6->local_addr.s6_addr32[3];
+	ti.local_port = ti6->local_port;
+	ti.peer_addr = ti6->peer_addr.s6_addr32[3];
+	ti.peer_port = ti6->peer_port;
+	ti.hdr_rem = ti6->hdr_rem;
+	ti.data_rem = ti6->data_rem;
+	ti.last_sent_nxt = ti6->last_sent_nxt;
+	ti.last_expected_una = ti6->last_expected_una;
+	ti.last_seen_una = ti6->last_seen_una;
+	ti.tos = tos;
+	rds_info_add(s, &ti);
+}
+
+static void rds_info_tcp_sockets(struct rds_info_sink *s)
+{
+	rds_conn_tcp_info_walk(s->net, rds_info_one_tcp_socket, s);
+}
+
 static void rds_info_one_message(const struct rds6_info_message *mi,
 				 void *arg)
 {
@@ -285,6 +316,8 @@ static const struct rds_info_table {
 	  rds_info_sockets },
 	{ RDS_INFO_IB_CONNECTIONS, sizeof(struct rds_info_rdma_connection),
 	  rds_info_ib_connections },
+	{ RDS_INFO_TCP_SOCKETS, sizeof(struct rds_info_tcp_socket),
+	  rds_info_tcp_sockets },
 	{ RDS6_INFO_CONNECTIONS, sizeof(struct rds6_info_connection),
 	  rds_info_connections, true },
 	{ RDS6_INFO_SEND_MESSAGES, sizeof(struct rds6_info_message),
@@ -297,6 +330,8 @@ static const struct rds_info_table {
 	  rds_info_sockets, true },
 	{ RDS6_INFO_IB_CONNECTIONS, sizeof(struct rds6_info_rdma_connection),
 	  rds_info_ib_connections, true },
+	{ RDS6_INFO_TCP_SOCKETS, sizeof(struct rds6_info_tcp_socket),
+	  rds_info_tcp_sockets, true },
 };
 
 /**

@@ -241,7 +241,8 @@ charged:
  * pinned with SO_RDS_TRANSPORT to a transport with connections that
  * serves that address too: a program that asks for IB gets IB, an IB
  * connection between two local addresses of RDMA devices, through the
- * device, as with the distribution's RDS.  Every other socket, whatever
+ * device, as with the distribution's RDS; not a transport that prefers
+ * local delivery (TCP, as the distribution's).  Every other socket, whatever
  * address it is bound to, keeps local delivery for local destinations: it
  * asked for no transport, and local delivery gives it the same guarantees
  * without a device's work (rds_zc.rst, "Local destinations").  A message
@@ -257,7 +258,8 @@ static bool rds_send_is_remote(struct rds_sock *rs,
 
 	if (!rds_addr_is_local(net, daddr, scope))
 		return true;
-	return pinned && trans && trans->xmit && trans->laddr_check &&
+	return pinned && trans && trans->xmit && !trans->prefer_local &&
+	       trans->laddr_check &&
 	       !ipv6_addr_equal(saddr, daddr) &&
 	       !trans->laddr_check(net, daddr, scope);
 }

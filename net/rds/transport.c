@@ -3,13 +3,17 @@
  * The registry of transports.
  *
  * rds_transport_lock protects rds_transports and the transports' list
- * items.  Users of a transport pin its module with try_module_get();
- * unregistering therefore never races with a bound socket.
+ * items.  The list is kept in the order of their types, so that a bind()
+ * without SO_RDS_TRANSPORT prefers IB to TCP whatever order the modules
+ * were loaded in, as the distribution's RDS does.  Users of a transport
+ * pin its module with try_module_get(); unregistering therefore never
+ * races with a bound socket.
  */
 #include <linux/errno.h>
 #include <linux/module.h>
 #include <linux/rwsem.h>
 
+#include "addr.h"
 #include "connection.h"
 #include "transport.h"
 #include "transport_core.h"
@@ -25,6 +29,7 @@ static DECLARE_RWSEM(rds_transport_lock);
  */
 int rds_zc_transport_register(struct rds_transport *t)
 {
+	struct list_head *pos = &rds_transports;
 	struct rds_transport *cur;
 	int ret = 0;
 
@@ -34,8 +39,10 @@ int rds_zc_transport_register(struct rds_transport *t)
 			ret = -EEXIST;
 			goto out;
 		}
+		if (cur->type > t->type && pos == &rds_transports)
+			pos = &cur->item;
 	}
-	list_add_tail(&t->item, &rds_transports);
+	list_add_tail(&t->item, pos);
 	pr_info("rds_zc: transport %s registered\n", t->name);
 out:
 	up_write(&rds_transport_lock);
@@ -90,6 +97,9 @@ const struct rds_transport *rds_transport_get(unsigned int type)
  * @addr: the address being bound
  * @scope: its scope (addr.h)
  *
+ * A loopback address (127/8, ::1) always gets local delivery, as with the
+ * distribution's RDS, even where a transport (TCP) would take it.
+ *
  * Return: the first registered transport whose laddr_check() accepts
  * @addr, with its module pinned; NULL if none does; ERR_PTR(-ENOMEM) if
  * one could not tell for want of memory and none accepted it.
@@ -101,6 +111,9 @@ const struct rds_transport *rds_transport_for_addr(struct net *net,
 	struct rds_transport *t, *found = NULL;
 	int ret;
 
+	if (rds_addr_is_v4(addr) ? ipv4_is_loopback(rds_addr_v4(addr)) :
+				   ipv6_addr_loopback(addr))
+		return NULL;
 	down_read(&rds_transport_lock);
 	list_for_each_entry(t, &rds_transports, item) {
 		if (!t->laddr_check)

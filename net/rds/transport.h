@@ -23,6 +23,7 @@ struct net;
 struct rds_conn;
 struct rds_incoming;
 struct rds6_info_rdma_connection;
+struct rds6_info_tcp_socket;
 struct rds_mr;
 struct rds_sock_cache;
 struct rds_msg;
@@ -50,6 +51,12 @@ struct rds_transport {
 	struct module	*owner;
 	struct list_head item;		/* on the registry, under its lock */
 	const struct rds_transport_stats *stats;	/* optional */
+	/*
+	 * Messages of a socket pinned to this transport whose destination
+	 * is another address of this host take local delivery, not a
+	 * connection (the distribution's t_prefer_loopback: TCP).
+	 */
+	bool		prefer_local;
 
 	/**
 	 * @laddr_check: can this transport carry traffic from @addr
@@ -165,6 +172,15 @@ struct rds_transport {
 	 */
 	void (*rdma_conn_info)(struct rds_conn *conn,
 			       struct rds6_info_rdma_connection *row);
+
+	/*
+	 * @tcp_conn_info (optional): the RDS6_INFO_TCP_SOCKETS row of
+	 *	@conn, addresses included; return false if it has no TCP
+	 *	socket now (no row).  Called under rcu_read_lock(): must not
+	 *	sleep.
+	 */
+	bool (*tcp_conn_info)(struct rds_conn *conn,
+			      struct rds6_info_tcp_socket *row);
 
 	/*
 	 * @conn_tx_state (optional): for the ACK watchdog's report, how
