@@ -5,15 +5,15 @@
 Usage: layers.py OBJDIR
 
 OBJDIR holds the object files of a build of net/rds (build-modules.sh
-prints it).  For every object file of each module, rds_zc and
-rds_zc_ib, the symbols it defines and those it uses are read with nm, and
+prints it).  For every object file of each module, rds_zc, rds_zc_ib
+and rds_zc_tcp, the symbols it defines and those it uses are read with nm, and
 every use of another file's symbol of the same module, function or data,
 is checked against its module's layers: a file may use its own layer and those below,
 never one above.  A layer of several files is one component, whose
 private header they share (conn_internal.h, mr.h, rdma_op.h).
 Tracepoint symbols are left out: trace.c defines them for everyone.
-Between the modules, rds_zc_ib uses what rds_zc exports and rds_zc
-cannot link to rds_zc_ib at all.
+Between the modules, each transport uses what rds_zc exports and rds_zc
+cannot link to a transport at all.
 
 Exits 1, naming each upward use, if there is one, or if a file of a
 module is in no layer (a new file must be placed), or if a layer names a
@@ -58,7 +58,17 @@ IB_LAYERS = [
     ('ib', ['ib']),
 ]
 
-MODULES = [('rds_zc', CORE_LAYERS), ('rds_zc_ib', IB_LAYERS)]
+TCP_LAYERS = [
+    ('tcp_net', ['tcp_net']),
+    ('tcp_send', ['tcp_send']),
+    ('tcp_recv', ['tcp_recv']),
+    ('tcp_connect', ['tcp_connect']),
+    ('tcp_listen', ['tcp_listen']),
+    ('tcp', ['tcp']),
+]
+
+MODULES = [('rds_zc', CORE_LAYERS), ('rds_zc_ib', IB_LAYERS),
+           ('rds_zc_tcp', TCP_LAYERS)]
 
 TRACE_PREFIXES = ('__tracepoint_', '__traceiter_', '__SCT__tp_func_',
                   '__SCK__tp_func_', '__bpf_trace_tp_map_')
