@@ -82,27 +82,35 @@ static struct hlist_head *rds_conn_bucket(const struct net *net,
 	return &rds_conn_hash[hash_32(h, RDS_CONN_HASH_BITS)];
 }
 
+/*
+ * One address pair has a connection per transport, as in the
+ * distribution: IB and TCP sockets of the same two addresses do not
+ * share one.  @trans NULL: whatever the transport (a socket's cache,
+ * filled through the socket's transport).
+ */
 static bool rds_conn_match(const struct rds_conn *conn, const struct net *net,
 			   const struct in6_addr *laddr,
-			   const struct in6_addr *faddr, u8 tos, u32 dev_if)
+			   const struct in6_addr *faddr, u8 tos, u32 dev_if,
+			   const struct rds_transport *trans)
 {
 	return ipv6_addr_equal(&conn->faddr, faddr) &&
 	       ipv6_addr_equal(&conn->laddr, laddr) &&
 	       conn->tos == tos && conn->dev_if == dev_if &&
-	       net_eq(conn->net, net);
+	       net_eq(conn->net, net) && (!trans || conn->trans == trans);
 }
 
 /* Caller holds rcu_read_lock() or rds_conn_lock. */
 static struct rds_conn *rds_conn_find(const struct net *net,
 				      const struct in6_addr *laddr,
 				      const struct in6_addr *faddr, u8 tos,
-				      u32 dev_if)
+				      u32 dev_if,
+				      const struct rds_transport *trans)
 {
 	struct rds_conn *conn;
 
 	hlist_for_each_entry_rcu(conn, rds_conn_bucket(net, laddr, faddr, tos),
 				 hash_node, lockdep_is_held(&rds_conn_lock)) {
-		if (rds_conn_match(conn, net, laddr, faddr, tos, dev_if))
+		if (rds_conn_match(conn, net, laddr, faddr, tos, dev_if, trans))
 			return conn;
 	}
 	return NULL;
@@ -201,6 +209,23 @@ static void rds_conn_uncharge(struct rds_conn *conn)
 	conn->peer = NULL;
 }
 
+/* The connection of @trans (NULL: any) for an address pair, referenced. */
+static struct rds_conn *rds_conn_lookup(struct net *net,
+					const struct in6_addr *laddr,
+					const struct in6_addr *faddr, u8 tos,
+					u32 dev_if,
+					const struct rds_transport *trans)
+{
+	struct rds_conn *conn;
+
+	rcu_read_lock();
+	conn = rds_conn_find(net, laddr, faddr, tos, dev_if, trans);
+	if (conn && !refcount_inc_not_zero(&conn->users))
+		conn = NULL;	/* being reaped */
+	rcu_read_unlock();
+	return conn;
+}
+
 /**
  * rds_zc_conn_get() - find or create the connection for an address pair
  * @net: namespace
@@ -208,7 +233,7 @@ static void rds_conn_uncharge(struct rds_conn *conn)
  * @faddr: remote address
  * @tos: type of service
  * @dev_if: the interface of a link-local pair (addr.h), else 0
- * @trans: the transport that carries it; used only when creating
+ * @trans: the transport that carries it
  *
  * A new connection is made only while there are fewer than
  * net.rds.conn_max in all and fewer than net.rds.conn_max_per_peer to
@@ -228,7 +253,7 @@ struct rds_conn *rds_zc_conn_get(struct net *net, const struct in6_addr *laddr,
 	bool over;
 	int ret = -ENOMEM;
 
-	conn = rds_zc_conn_lookup(net, laddr, faddr, tos, dev_if);
+	conn = rds_conn_lookup(net, laddr, faddr, tos, dev_if, trans);
 	if (conn)
 		return conn;	/* one being reaped is not found: a new one */
 	if (!trans->xmit)
@@ -281,7 +306,7 @@ struct rds_conn *rds_zc_conn_get(struct net *net, const struct in6_addr *laddr,
 		goto out_maps;
 
 	spin_lock_bh(&rds_conn_lock);
-	conn = rds_conn_find(net, laddr, faddr, tos, dev_if);
+	conn = rds_conn_find(net, laddr, faddr, tos, dev_if, trans);
 	if (conn) {
 		refcount_inc(&conn->users);	/* hashed: at least 1 */
 	} else if (rds_conn_charge(new, &spare)) {
@@ -322,6 +347,9 @@ EXPORT_SYMBOL_GPL(rds_zc_conn_get);
  * @tos: type of service
  * @dev_if: the interface of a link-local pair (addr.h), else 0
  *
+ * Of any transport (one address pair may have one per transport): the
+ * caller checks conn->trans before it looks at conn->tp.
+ *
  * Context: any.
  * Return: the connection with a reference the caller gives back with
  * rds_zc_conn_put(), or NULL if there is none.
@@ -331,14 +359,7 @@ struct rds_conn *rds_zc_conn_lookup(struct net *net,
 				    const struct in6_addr *faddr, u8 tos,
 				    u32 dev_if)
 {
-	struct rds_conn *conn;
-
-	rcu_read_lock();
-	conn = rds_conn_find(net, laddr, faddr, tos, dev_if);
-	if (conn && !refcount_inc_not_zero(&conn->users))
-		conn = NULL;	/* being reaped */
-	rcu_read_unlock();
-	return conn;
+	return rds_conn_lookup(net, laddr, faddr, tos, dev_if, NULL);
 }
 EXPORT_SYMBOL_GPL(rds_zc_conn_lookup);
 
@@ -394,7 +415,7 @@ struct rds_conn *rds_conn_cache_get(const struct rds_conn_cache *cache,
 		return NULL;
 	rcu_read_lock();
 	if (cache->gen != rds_conn_generation() ||
-	    !rds_conn_match(conn, net, laddr, faddr, tos, dev_if) ||
+	    !rds_conn_match(conn, net, laddr, faddr, tos, dev_if, NULL) ||
 	    !refcount_inc_not_zero(&conn->users))
 		conn = NULL;
 	rcu_read_unlock();
