@@ -632,6 +632,8 @@ int rds_rdma_get_mr(struct rds_sock *rs, const void *args, size_t argsize)
  * key that a message carries lives until that message is done with.
  * Cookie 0 names no MR and succeeds: programs use it to probe for RDMA;
  * with RDS_RDMA_INVALIDATE it asks for what every release already does.
+ * On a socket of a transport without RDMA (TCP) it fails with EINVAL, as
+ * the distribution's does there (no flush_mrs): no RDMA is the answer.
  *
  * Context: process context, may sleep.
  * Return: 0, -EINVAL for a cookie this socket does not have, or -EINTR:
@@ -641,11 +643,13 @@ int rds_rdma_get_mr(struct rds_sock *rs, const void *args, size_t argsize)
  */
 int rds_rdma_free_mr(struct rds_sock *rs, u64 cookie, u64 flags)
 {
+	/* Set once by bind() or SO_RDS_TRANSPORT, before any MR. */
+	const struct rds_transport *trans = READ_ONCE(rs->trans);
 	struct rds_mr *mr;
 	int ret = 0;
 
 	if (!cookie)
-		return 0;
+		return trans && trans->xmit && !trans->mr_reg ? -EINVAL : 0;
 	mr = rds_mr_take(rs, (u32)cookie);
 	if (!mr)
 		return -EINVAL;

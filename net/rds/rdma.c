@@ -181,7 +181,8 @@ static void rds_rdma_msg_release(struct rds_msg *m)
  * RDS_CMSG_OP_ID without an operation,
  * -ENODEV for an RDMA_DEST key whose device was removed,
  * -EFAULT for a misaligned or unwritable atomic result, -EOPNOTSUPP for
- * atomics the device does not have, -EMSGSIZE for
+ * RDMA over a transport without it (TCP) or atomics the device does not
+ * have, -EMSGSIZE for
  * more than UIO_MAXIOV iovecs, or an errno of registration or pinning.
  */
 int rds_rdma_cmsgs(struct rds_sock *rs, struct msghdr *msg, struct rds_msg *m,
@@ -191,6 +192,7 @@ int rds_rdma_cmsgs(struct rds_sock *rs, struct msghdr *msg, struct rds_msg *m,
 	const u64 *id_addr = NULL;
 	const struct rds_get_mr_args *map = NULL;
 	const struct rds_rdma_args *args = NULL;
+	const struct rds_transport *trans;
 	const u64 *dest = NULL;
 	struct cmsghdr *cmsg;
 	struct rds_rdma_op *op;
@@ -248,6 +250,14 @@ int rds_rdma_cmsgs(struct rds_sock *rs, struct msghdr *msg, struct rds_msg *m,
 		return -EINVAL;
 	if (!map && !dest && !args && !atomic)
 		return 0;
+	/*
+	 * A transport without memory registration (TCP) carries no RDMA:
+	 * EOPNOTSUPP, as the distribution's (no xmit_rdma).  Atomics ask
+	 * atomic_check, which it does not have either.
+	 */
+	trans = READ_ONCE(rs->trans);	/* bound: set, and stays */
+	if (args && trans && trans->xmit && !trans->mr_reg)
+		return -EOPNOTSUPP;
 
 	m->release = rds_rdma_msg_release;
 	if (args || atomic) {
