@@ -132,7 +132,7 @@ INSTALL_MAN_PATH ?= /usr/local/share/man
 DEPMOD ?= depmod
 KRELEASE = $(call krelease,$(KDIR))
 BUILT = $(TOP)/build/$(KRELEASE)/net/rds
-KO_FILES = $(BUILT)/rds_zc.ko $(BUILT)/rds_zc_ib.ko
+KO_FILES = $(BUILT)/rds_zc.ko $(BUILT)/rds_zc_ib.ko $(BUILT)/rds_zc_tcp.ko
 MODROOT = $(DESTDIR)$(INSTALL_MOD_PATH)
 MODDEST = $(MODROOT)/lib/modules/$(KRELEASE)/$(INSTALL_MOD_DIR)
 HDRDEST = $(DESTDIR)$(INSTALL_HDR_PATH)/linux
@@ -168,7 +168,8 @@ endif
 # The header and the modprobe file go only if they are still ours, byte for
 # byte: an administrator's edited copy stays.
 uninstall: install-release
-	rm -f "$(MODDEST)/rds_zc.ko" "$(MODDEST)/rds_zc_ib.ko"
+	rm -f "$(MODDEST)/rds_zc.ko" "$(MODDEST)/rds_zc_ib.ko" \
+	      "$(MODDEST)/rds_zc_tcp.ko"
 	-rmdir --ignore-fail-on-non-empty "$(MODDEST)" 2>/dev/null
 	rm -f "$(BINDEST)/rds-zc-info" "$(MANDEST)/rds-rdma.7"
 	@for f in "$(HDRDEST)/rds.h:include/uapi/linux/rds.h" \

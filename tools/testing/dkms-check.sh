@@ -231,7 +231,7 @@ step_build() {	# SERIES HEADERS REL
 		tail_diag "$work/dkms/$pkg/$ver/build/make.log" 15
 		return 1
 	fi
-	for m in rds_zc rds_zc_ib; do
+	for m in rds_zc rds_zc_ib rds_zc_tcp; do
 		if ! ko "$(built_dir "$rel")" "$m" > /dev/null; then
 			diag "no $m.ko* in $(built_dir "$rel"):"
 			diag "$(ls -l "$(built_dir "$rel")" 2>&1)"
@@ -251,7 +251,7 @@ step_install() {	# SERIES HEADERS REL
 		tail_diag "$log"
 		return 1
 	fi
-	for m in rds_zc rds_zc_ib; do
+	for m in rds_zc rds_zc_ib rds_zc_tcp; do
 		b=$(ko "$(built_dir "$rel")" "$m")
 		f=$dest/${b##*/}
 		if ! cmp -s "$b" "$f"; then

@@ -210,16 +210,20 @@ say "IPv6: $addr6 and $ll6 on eth0 (ifindex $ifindex), both GIDs of rxe0"
 # 3. RDS modules.
 case $RDS_MODULES in
 ours)
-	for m in rds_zc.ko rds_zc_ib.ko; do
+	for m in rds_zc.ko rds_zc_ib.ko rds_zc_tcp.ko; do
 		[ -f "$RDS_MODULE_DIR/$m" ] || bail "$RDS_MODULE_DIR/$m not found (build the module for $(uname -r) first)"
 	done
 	step modprobe ib_core
 	step modprobe rdma_cm
 	step insmod "$RDS_MODULE_DIR/rds_zc.ko"
 	step insmod "$RDS_MODULE_DIR/rds_zc_ib.ko"
+	step insmod "$RDS_MODULE_DIR/rds_zc_tcp.ko"
 	;;
 distro)
+	# Both transports, as a host that loads RDS gets them: a bind()
+	# prefers IB where the address has an RDMA device, TCP elsewhere.
 	step modprobe rds_rdma
+	step modprobe rds_tcp
 	;;
 none)
 	;;

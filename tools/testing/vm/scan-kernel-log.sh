@@ -182,7 +182,7 @@ injected() {
 
 # A frame of a foreign module, and one of ours ("func+0x../0x.. [mod]").
 foreign_re="\\[(${foreign//,/|})\\]"
-ours_re='\\[(rds_zc|rds_zc_ib)\\]'
+ours_re='\\[(rds_zc|rds_zc_ib|rds_zc_tcp)\\]'
 [ -n "$foreign" ] || foreign_re=
 
 # The KNOWN table for awk, one entry a line: KERNEL, tab, WHERE.

@@ -23,8 +23,9 @@
 #   --modules ours|distro|none[,...]
 #                        RDS modules to load in each guest (default ours):
 #                        ours = modprobe ib_core rdma_cm, then insmod
-#                        MODULES_DIR/rds_zc.ko and MODULES_DIR/rds_zc_ib.ko;
-#                        distro = modprobe rds_rdma; none = nothing.  A
+#                        MODULES_DIR/rds_zc.ko, rds_zc_ib.ko and
+#                        rds_zc_tcp.ko; distro = modprobe rds_rdma
+#                        rds_tcp; none = nothing.  A
 #                        comma-separated list gives one choice per guest
 #                        (ours,distro: guest 1 ours, guest 2 the
 #                        distribution's), for interoperability runs.
@@ -374,7 +375,7 @@ kimage=/boot/vmlinuz-$krel
 [ -n "$modules_dir" ] || modules_dir=$repo/build/$krel/net/rds
 modules_dir=$(realpath -m "$modules_dir")
 if [[ ,$modules, == *,ours,* ]]; then
-	for m in rds_zc.ko rds_zc_ib.ko; do
+	for m in rds_zc.ko rds_zc_ib.ko rds_zc_tcp.ko; do
 		[ -f "$modules_dir/$m" ] ||
 			die "--modules ours: $modules_dir/$m not found; build the module for $krel first (or use --modules distro|none)"
 	done

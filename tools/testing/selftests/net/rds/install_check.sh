@@ -34,6 +34,7 @@ set -u
 
 CORE=rds_zc
 IB=rds_zc_ib
+TCP=rds_zc_tcp	# loaded with IB, by the bench
 CASES=(make_install modprobe_loads_installed socket_roundtrip
        net_pf_21_alias modprobe_remove make_uninstall left_as_found)
 
@@ -49,6 +50,7 @@ alt=
 . "$(dirname "${BASH_SOURCE[0]}")/lib_cases.sh"
 
 unload_ours() {
+	if loaded "$TCP"; then run rmmod "$TCP" || return 1; fi
 	if loaded "$IB"; then run rmmod "$IB" || return 1; fi
 	if loaded "$CORE"; then run rmmod "$CORE" || return 1; fi
 }
@@ -60,6 +62,10 @@ restore() {
 	if [ "$was_ib" = 1 ] && ! loaded "$IB"; then
 		run insmod "$RDS_MODULE_DIR/$IB.ko" || return 1
 	fi
+	if [ "$was_ib" = 1 ] && ! loaded "$TCP"; then
+		run insmod "$RDS_MODULE_DIR/$TCP.ko" || return 1
+	fi
+	if [ "$was_ib" = 0 ] && loaded "$TCP"; then run rmmod "$TCP" || return 1; fi
 	if [ "$was_ib" = 0 ] && loaded "$IB"; then run rmmod "$IB" || return 1; fi
 	if [ "$was_core" = 0 ] && loaded "$CORE"; then run rmmod "$CORE" || return 1; fi
 	return 0
@@ -86,7 +92,7 @@ case_make_install() {
 	local m f rc=0
 
 	mk install DESTDIR="$root" INSTALL_HDR=1 MODPROBE_CONF=1 || return 1
-	for m in "$CORE" "$IB"; do
+	for m in "$CORE" "$IB" "$TCP"; do
 		if ! cmp -s "$built/$m.ko" "$(dest "$root")/$m.ko"; then
 			diag "$(dest "$root")/$m.ko is not $built/$m.ko"
 			rc=1

@@ -19,6 +19,7 @@ set -u
 
 CORE=rds_zc
 IB=rds_zc_ib
+TCP=rds_zc_tcp
 CASES=(modules_loaded socket_holds_core rmmod_core_busy rmmod_core_after_close
        reload ib_pinned_by_bound_socket tracepoints rdma_tracepoints
        distro_conflict
@@ -38,9 +39,11 @@ refcnt() {
 load_ours() {
 	loaded "$CORE" || run insmod "$RDS_MODULE_DIR/$CORE.ko" || return 1
 	loaded "$IB" || run insmod "$RDS_MODULE_DIR/$IB.ko" || return 1
+	loaded "$TCP" || run insmod "$RDS_MODULE_DIR/$TCP.ko" || return 1
 }
 
 unload_ours() {
+	if loaded "$TCP"; then run rmmod "$TCP" || return 1; fi
 	if loaded "$IB"; then run rmmod "$IB" || return 1; fi
 	if loaded "$CORE"; then run rmmod "$CORE" || return 1; fi
 }
@@ -101,7 +104,7 @@ cleanup() {
 
 case_modules_loaded() {
 	load_ours || return 1
-	loaded "$CORE" && loaded "$IB" && socket_works
+	loaded "$CORE" && loaded "$IB" && loaded "$TCP" && socket_works
 }
 
 # An open socket holds references on the core module, and gives them back.
@@ -121,6 +124,7 @@ case_socket_holds_core() {
 case_rmmod_core_busy() {
 	local rc=0
 
+	run rmmod "$TCP" || return 1
 	run rmmod "$IB" || return 1
 	holder_start || return 1
 	if rmmod "$CORE" 2>/dev/null; then
@@ -298,7 +302,7 @@ case_load_unload_loop() {
 
 	for ((i = 1; i <= 3; i++)); do
 		unload_ours || return 1
-		if loaded "$CORE" || loaded "$IB"; then
+		if loaded "$CORE" || loaded "$IB" || loaded "$TCP"; then
 			diag "round $i: still loaded after rmmod"
 			return 1
 		fi
@@ -321,6 +325,7 @@ case_kernel_log_clean() {
 
 # As found: each of ours loaded iff it was, the distribution's not.
 case_left_as_found() {
+	if [ "$was_ib" = 0 ] && loaded "$TCP"; then run rmmod "$TCP"; fi
 	if [ "$was_ib" = 0 ] && loaded "$IB"; then run rmmod "$IB"; fi
 	if [ "$was_core" = 0 ] && loaded "$CORE"; then run rmmod "$CORE"; fi
 	as_found

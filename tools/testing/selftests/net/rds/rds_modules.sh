@@ -8,14 +8,14 @@
 #   rds_modules_unload	# every RDS socket must be closed first
 #   rds_modules_load
 #
-# ours: rds_zc_ib and rds_zc from RDS_MODULE_DIR, rds_zc_ib with the
+# ours: rds_zc_tcp, rds_zc_ib and rds_zc from RDS_MODULE_DIR, rds_zc_ib with the
 # parameters RDS_ZC_IB_PARAMS holds, if any (e.g. "fmr_pool_size=16384");
 # distro: rds_rdma (and rds_tcp, if something loaded it) and rds.  Both
 # print what went wrong and return non-zero on failure.
 
 rds_modules_list() {
 	case ${RDS_MODULES:-} in
-	ours) echo rds_zc_ib rds_zc ;;
+	ours) echo rds_zc_tcp rds_zc_ib rds_zc ;;
 	distro) echo rds_rdma rds_tcp rds ;;
 	*) return 1 ;;
 	esac
@@ -63,9 +63,11 @@ rds_modules_load() {
 		[ -e /sys/module/rds_zc ] || insmod "$RDS_MODULE_DIR/rds_zc.ko" || return 1
 		[ -e /sys/module/rds_zc_ib ] ||
 			insmod "$RDS_MODULE_DIR/rds_zc_ib.ko" "${params[@]}" || return 1
+		[ -e /sys/module/rds_zc_tcp ] ||
+			insmod "$RDS_MODULE_DIR/rds_zc_tcp.ko" || return 1
 		;;
 	distro)
-		modprobe rds_rdma || return 1
+		modprobe rds_rdma && modprobe rds_tcp || return 1
 		;;
 	*)
 		echo "RDS_MODULES='${RDS_MODULES:-}': nothing to load"
