@@ -57,7 +57,8 @@ set -uo pipefail
 #   plays no part) and rds_fuzz out too.
 # - distro,ours (6.1) swaps the roles: the programs where node 1 and node
 #   2 do different things with the modules they run: rds_remote,
-#   rds_ipv6, rds_faults (node 1 cuts the link, node 2 reloads), the
+#   rds_ipv6, rds_tcp_peer (node 1, the lower address, makes the TCP
+#   connection), rds_faults (node 1 cuts the link, node 2 reloads), the
 #   connect race rule (the lower address wins) and rds_info_tool.  Not
 #   rds_rdma (every case already runs with each node as the owner of the
 #   memory in ours,distro), not rds_hostile (its victim would be the
@@ -67,10 +68,10 @@ set -uo pipefail
 #   out of credits all the time) runs what moves data through the
 #   credits: rds_remote (its flow_control case asserts both sides waited)
 #   and rds_rdma (the RDMA and its ACK behind a credit stall).
-REMOTE_ALL=rds_remote,rds_rdma,rds_ipv6,rds_faults,rds_storm,race_rule,rds_hostile,rds_examples,rds_info_tool,rds_fuzz
-REMOTE_MIXED=rds_remote,rds_rdma,rds_ipv6,rds_faults,race_rule,rds_hostile,rds_info_tool,rds_fuzz
-REMOTE_MIXED_6_12=rds_remote,rds_rdma,rds_ipv6,rds_faults,race_rule,rds_info_tool
-REMOTE_ROLES=rds_remote,rds_ipv6,rds_faults,race_rule,rds_info_tool
+REMOTE_ALL=rds_remote,rds_rdma,rds_ipv6,rds_tcp_peer,rds_faults,rds_storm,race_rule,rds_hostile,rds_examples,rds_info_tool,rds_fuzz
+REMOTE_MIXED=rds_remote,rds_rdma,rds_ipv6,rds_tcp_peer,rds_faults,race_rule,rds_hostile,rds_info_tool,rds_fuzz
+REMOTE_MIXED_6_12=rds_remote,rds_rdma,rds_ipv6,rds_tcp_peer,rds_faults,race_rule,rds_info_tool
+REMOTE_ROLES=rds_remote,rds_ipv6,rds_tcp_peer,rds_faults,race_rule,rds_info_tool
 REMOTE_CREDITS=rds_remote,rds_rdma
 CREDITS_RING=32
 remote() {	# remote KERNEL PAIRING PROGRAMS [run_remote.sh args]
@@ -102,16 +103,16 @@ LANES=(
 # listed must report at least one.
 declare -A MIN_RESULTS=(
 	[static]=107
-	[ours-6.1]=253
-	[ours-6.12]=253
-	[distro-6.1]=121
-	[distro-6.12]=121
-	[remote-ours-ours-6.1]=344
-	[remote-ours-ours-6.12]=344
-	[remote-distro-distro-6.1]=263
-	[remote-ours-distro-6.1]=267
-	[remote-ours-distro-6.12]=208
-	[remote-distro-ours-6.1]=114
+	[ours-6.1]=260
+	[ours-6.12]=260
+	[distro-6.1]=128
+	[distro-6.12]=128
+	[remote-ours-ours-6.1]=352
+	[remote-ours-ours-6.12]=352
+	[remote-distro-distro-6.1]=271
+	[remote-ours-distro-6.1]=275
+	[remote-ours-distro-6.12]=216
+	[remote-distro-ours-6.1]=122
 	[remote-ours-ours-credits-6.1]=138
 	[remote-ours-distro-credits-6.1]=138
 	# tools/testing/dkms-check.sh: 1 + 2 x 10 + 2

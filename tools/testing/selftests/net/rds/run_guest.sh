@@ -11,7 +11,7 @@
 # rds_ipv6, rds_fuzz, rds_mr, rds_one_host, rds_rdma_local.sh (rds_rdma
 # between two processes of this guest on local delivery, no device; then
 # with --device, as rds_rdma_device, over two rxe devices of this guest),
-# rds_mr_pool.sh (which reloads our IB module
+# rds_tcp, rds_mr_pool.sh (which reloads our IB module
 # with a small MR pool), module_lifecycle.sh, install_check.sh (make
 # install into a scratch root, modprobe from it), ib_device.sh and, last,
 # kmemleak_check.sh (skipped unless the kernel has kmemleak), in that
@@ -102,6 +102,7 @@ else
 		run_prog rds_rdma_local 320 "$here/rds_rdma_local.sh"
 	wanted rds_rdma_device &&
 		run_prog rds_rdma_device 320 "$here/rds_rdma_local.sh" --device
+	wanted rds_tcp && run_prog rds_tcp 420 "$here/rds_tcp"
 	wanted rds_mr_pool && run_prog rds_mr_pool 120 "$here/rds_mr_pool.sh"
 	wanted module_lifecycle &&
 		run_prog module_lifecycle 300 "$here/module_lifecycle.sh"

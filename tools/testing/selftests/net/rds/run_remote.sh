@@ -29,8 +29,9 @@
 # case then checks that both sides waited for credits.
 #
 # On both nodes it builds the test programs if needed, then runs rds_remote,
-# rds_rdma and rds_ipv6 -r (the two programs of each pair talk to each
-# other; rds_ipv6 over the guests' IPv6 addresses),
+# rds_rdma, rds_ipv6 -r and rds_tcp_peer (the two programs of each pair
+# talk to each other; rds_ipv6 over the guests' IPv6 addresses,
+# rds_tcp_peer over TCP),
 # rds_faults.sh (both guests together, synchronised by guest-barrier.sh),
 # rds_storm.sh (RDMA load through faults, then leak checks), rds_remote's
 # connect_race_rule once more, rds_hostile (node 2 a hostile
@@ -117,6 +118,7 @@ else
 	# The lossless netem of link_arm(), should a case have died with it.
 	drop_netem
 	wanted rds_ipv6 && run_prog rds_ipv6 120 "$here/rds_ipv6" -r
+	wanted rds_tcp_peer && run_prog rds_tcp_peer 300 "$here/rds_tcp_peer"
 	wanted rds_faults && run_prog rds_faults 480 "$here/rds_faults.sh" "$@"
 	# RDMA load through faults, then leak checks (ours on both nodes).
 	wanted rds_storm && run_prog rds_storm 300 "$here/rds_storm.sh"

@@ -1,0 +1,547 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rds_tcp - RDS over TCP in one host: two network namespaces joined by a
+ * veth pair, with netem loss, corruption and duplication on both ends, and
+ * sockets pinned to the TCP transport with SO_RDS_TRANSPORT.
+ *
+ *	rds_tcp [-l] [-n COUNT] [CASE...]
+ *
+ * Setup (main, as root, torn down at exit): namespaces rdstcp_a and
+ * rdstcp_b, veth rdstcp0 (10.99.0.1/24, fd99::1/64) in the first and
+ * rdstcp1 (10.99.0.2/24, fd99::2/64) in the second, netem "loss 5%
+ * corrupt 5% duplicate 5%" on both.  Each socket is made in its
+ * namespace (setns()) and keeps it.
+ *
+ * Cases:
+ *   transport        SO_RDS_TRANSPORT RDS_TRANS_TCP works and reads back
+ *                    2, in a namespace other than the first; a socket
+ *                    bound there without it gets TCP too (no RDMA device),
+ *                    one bound to 127.0.0.1 local delivery (3), as with
+ *                    the distribution's rds_tcp
+ *   stream_v4        COUNT datagrams (default 3000, 1 to 9000 bytes) each
+ *                    way over IPv4 through the lossy link, all in flight
+ *                    at once: each arrives once, in order, intact, from
+ *                    the right address
+ *   stream_v6        the same over IPv6
+ *   info             RDS_INFO_TCP_SOCKETS and RDS6_INFO_TCP_SOCKETS list
+ *                    the connection, to port 16385 of the higher address
+ *                    (ours one; the distribution's, between two of its
+ *                    own, its paths: 8)
+ *   rdma_errno       RDMA over TCP fails as on the distribution:
+ *                    RDS_GET_MR EOPNOTSUPP, RDS_FREE_MR of cookie 0
+ *                    EINVAL, a message with RDS_CMSG_RDMA_ARGS EOPNOTSUPP
+ *   hostile_length   a peer (a raw TCP socket of rdstcp_b, 10.99.0.2,
+ *                    connecting to 10.99.0.3, a second address of
+ *                    rdstcp_a, so that it is the lower address, whose
+ *                    connection is taken) sends a header announcing 2 MiB:
+ *                    the connection is reset at once (ours; the
+ *                    distribution reads any length: skipped there)
+ *   netns_teardown   namespaces with connections up are deleted, three
+ *                    times: the kernel's count of TCP sockets (sockstat
+ *                    "alloc", all namespaces) comes back to where it was,
+ *                    so no socket of a connection outlived its namespace
+ *                    (the distribution's leaves some: skipped there)
+ *
+ * Needs root, ip, tc (sch_netem) and the veth module.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/uio.h>
+
+#include "rds_test.h"
+#include "rds_sock_util.h"
+#include "rds_info_util.h"
+
+#define NS_A		"rdstcp_a"
+#define NS_B		"rdstcp_b"
+#define A4		"10.99.0.1"
+#define B4		"10.99.0.2"
+#define A4_2		"10.99.0.3"
+#define A6		"fd99::1"
+#define B6		"fd99::2"
+#define PORT_A		4100
+#define PORT_B		4200
+#define MAX_MSG		9000
+#define TCP_PORT	16385
+#define NETEM		"netem loss 5% corrupt 5% duplicate 5%"
+
+static unsigned int tc_count = 3000;
+static int tc_ready;
+static int ns_home;
+
+static int tc_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int tc_sh(const char *fmt, ...)
+{
+	char cmd[768];
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	ret = system(cmd);
+	if (ret)
+		rt_diag("'%s' exited with %d", cmd, ret);
+	return ret;
+}
+
+/* Make the namespaces @a and @b with the lossy veth pair between them. */
+static int tc_net_up(const char *a, const char *b, int netem)
+{
+	if (tc_sh("ip netns add %s && ip netns add %s", a, b) ||
+	    tc_sh("ip link add rdstcp0 netns %s type veth peer name rdstcp1 netns %s",
+		  a, b) ||
+	    tc_sh("ip -n %s link set lo up && ip -n %s link set lo up", a, b) ||
+	    tc_sh("ip -n %s addr add " A4 "/24 dev rdstcp0", a) ||
+	    tc_sh("ip -n %s addr add " A6 "/64 dev rdstcp0 nodad", a) ||
+	    tc_sh("ip -n %s addr add " A4_2 "/24 dev rdstcp0", a) ||
+	    tc_sh("ip -n %s addr add " B4 "/24 dev rdstcp1", b) ||
+	    tc_sh("ip -n %s addr add " B6 "/64 dev rdstcp1 nodad", b) ||
+	    tc_sh("ip -n %s link set rdstcp0 up && ip -n %s link set rdstcp1 up",
+		  a, b))
+		return -1;
+	if (netem &&
+	    (tc_sh("ip netns exec %s tc qdisc add dev rdstcp0 root %s", a,
+		   NETEM) ||
+	     tc_sh("ip netns exec %s tc qdisc add dev rdstcp1 root %s", b,
+		   NETEM)))
+		return -1;
+	return 0;
+}
+
+static void tc_net_down(const char *a, const char *b)
+{
+	tc_sh("ip netns del %s 2>/dev/null; ip netns del %s 2>/dev/null; true",
+	      a, b);
+}
+
+/* Enter namespace @name (or the first one, for NULL). */
+static void tc_enter(const char *name)
+{
+	char path[128];
+	int fd;
+
+	if (!name) {
+		ASSERT_SYS_OK(setns(ns_home, CLONE_NEWNET));
+		return;
+	}
+	snprintf(path, sizeof(path), "/var/run/netns/%s", name);
+	fd = open(path, O_RDONLY);
+	ASSERT_TRUE(fd >= 0, "open %s: %s", path, rt_errname(errno));
+	ASSERT_SYS_OK(setns(fd, CLONE_NEWNET));
+	close(fd);
+}
+
+/*
+ * An RDS socket of namespace @ns bound to @addr:@port (IPv4 or IPv6
+ * text), pinned to TCP if @pin.
+ */
+static int tc_socket(const char *ns, const char *addr, unsigned short port,
+		     int pin)
+{
+	struct sockaddr_storage ss = {};
+	int fd;
+
+	tc_enter(ns);
+	fd = rds_socket();
+	tc_enter(NULL);
+	if (pin)
+		ASSERT_SYS_OK(set_int_opt(fd, SOL_RDS, SO_RDS_TRANSPORT,
+					  RDS_TRANS_TCP));
+	if (strchr(addr, ':')) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+
+		s6->sin6_family = AF_INET6;
+		inet_pton(AF_INET6, addr, &s6->sin6_addr);
+		s6->sin6_port = htons(port);
+	} else {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+
+		s4->sin_family = AF_INET;
+		inet_pton(AF_INET, addr, &s4->sin_addr);
+		s4->sin_port = htons(port);
+	}
+	ASSERT_SYS_OK(bind(fd, (struct sockaddr *)&ss, sa_len(&ss)));
+	make_room(fd, MAX_MSG, 4 << 20);
+	return fd;
+}
+
+static void tc_need_setup(void)
+{
+	if (!tc_ready)
+		rt_skip("%s", "the namespaces could not be set up");
+}
+
+/* Length of datagram @i: 1 to MAX_MSG bytes, small ones most often. */
+static size_t tc_len(uint32_t i)
+{
+	uint32_t r = mix32(i * 7 + 1);
+
+	return r % 4 ? 4 + r % 200 : 4 + r % (MAX_MSG - 4);
+}
+
+static void tc_fill(unsigned char *buf, int dir, uint32_t i)
+{
+	memcpy(buf, &i, sizeof(i));
+	fill_pattern(buf + 4, tc_len(i) - 4, (uint32_t)dir << 24 ^ i);
+}
+
+/*
+ * Send @n datagrams each way between @fa and @fb without blocking, and
+ * receive them: each must arrive once, in order, intact, from the right
+ * address, within @limit_ms; then nothing more may come.
+ */
+static void tc_exchange(int fa, int fb, const void *to_b, const void *to_a,
+			unsigned int n, int limit_ms)
+{
+	const void *to[2] = { to_b, to_a };
+	int fd[2] = { fa, fb };
+	unsigned int sent[2] = { 0, 0 }, got[2] = { 0, 0 };
+	long long start = rt_now_ms(), until = start + limit_ms;
+	static unsigned char buf[MAX_MSG], want[MAX_MSG];
+	struct sockaddr_storage from;
+	int d, bad = 0;
+	long r;
+
+	while ((got[0] < n || got[1] < n) && rt_now_ms() < until && !bad) {
+		struct pollfd pfd[2] = { { fa, POLLIN, 0 }, { fb, POLLIN, 0 } };
+
+		for (d = 0; d < 2; d++) {
+			while (sent[d] < n) {
+				tc_fill(buf, d, sent[d]);
+				r = sendto(fd[d], buf, tc_len(sent[d]),
+					   MSG_DONTWAIT, to[d], sa_len(to[d]));
+				if (r < 0 && (errno == EAGAIN ||
+					      errno == ENOBUFS))
+					break;
+				ASSERT_TRUE(r == (long)tc_len(sent[d]),
+					    "sendto %s: %s", sa_str(to[d]),
+					    rt_errname(errno));
+				sent[d]++;
+			}
+		}
+		poll(pfd, 2, 100);
+		for (d = 0; d < 2; d++) {
+			socklen_t fl = sizeof(from);
+			int s = 1 - d;	/* fd[d] gets what fd[s] sent */
+
+			while ((r = recvfrom(fd[d], buf, sizeof(buf),
+					     MSG_DONTWAIT,
+					     (struct sockaddr *)&from,
+					     &fl)) >= 0) {
+				uint32_t num;
+
+				tc_fill(want, s, got[s]);
+				memcpy(&num, buf, sizeof(num));
+				if (r != (long)tc_len(got[s]) ||
+				    memcmp(buf, want, r) ||
+				    sa_port(&from) != sa_port(to[d])) {
+					rt_fail("dir %d: %u was due, got %ld B numbered %u from %s",
+						s, got[s], r, num, sa_str(&from));
+					bad = 1;
+					break;
+				}
+				got[s]++;
+				fl = sizeof(from);
+			}
+		}
+	}
+	EXPECT_TRUE(got[0] == n && got[1] == n,
+		    "after %lld ms: A->B %u of %u arrived (%u sent), B->A %u of %u (%u sent)",
+		    rt_now_ms() - start, got[0], n, sent[0], got[1], n,
+		    sent[1]);
+	rt_diag("%u datagrams each way in %lld ms", n, rt_now_ms() - start);
+	/* Exactly once: no duplicate comes late. */
+	rt_sleep_ms(500);
+	EXPECT_SYS_ERR(recv(fa, buf, sizeof(buf), MSG_DONTWAIT), EAGAIN);
+	EXPECT_SYS_ERR(recv(fb, buf, sizeof(buf), MSG_DONTWAIT), EAGAIN);
+}
+
+static void sin4(struct sockaddr_in *s, const char *addr, unsigned short port)
+{
+	memset(s, 0, sizeof(*s));
+	s->sin_family = AF_INET;
+	inet_pton(AF_INET, addr, &s->sin_addr);
+	s->sin_port = htons(port);
+}
+
+static void sin6(struct sockaddr_in6 *s, const char *addr,
+		 unsigned short port)
+{
+	memset(s, 0, sizeof(*s));
+	s->sin6_family = AF_INET6;
+	inet_pton(AF_INET6, addr, &s->sin6_addr);
+	s->sin6_port = htons(port);
+}
+
+static void test_transport(void)
+{
+	int fd;
+
+	tc_need_setup();
+	fd = tc_socket(NS_A, A4, 0, 1);
+	EXPECT_EQ(int_opt(fd, SOL_RDS, SO_RDS_TRANSPORT), RDS_TRANS_TCP);
+	close(fd);
+	fd = tc_socket(NS_A, A4, 0, 0);
+	EXPECT_EQ(int_opt(fd, SOL_RDS, SO_RDS_TRANSPORT), RDS_TRANS_TCP);
+	close(fd);
+	fd = tc_socket(NS_A, "127.0.0.1", 0, 0);
+	EXPECT_EQ(int_opt(fd, SOL_RDS, SO_RDS_TRANSPORT), 3);
+	close(fd);
+}
+
+static void test_stream_v4(void)
+{
+	struct sockaddr_in to_a, to_b;
+	int fa, fb;
+
+	tc_need_setup();
+	fa = tc_socket(NS_A, A4, PORT_A, 1);
+	fb = tc_socket(NS_B, B4, PORT_B, 1);
+	sin4(&to_a, A4, PORT_A);
+	sin4(&to_b, B4, PORT_B);
+	tc_exchange(fa, fb, &to_b, &to_a, tc_count, rt_scaled_ms(100000));
+	close(fa);
+	close(fb);
+}
+
+static void test_stream_v6(void)
+{
+	struct sockaddr_in6 to_a, to_b;
+	int fa, fb;
+
+	tc_need_setup();
+	fa = tc_socket(NS_A, A6, PORT_A + 1, 1);
+	fb = tc_socket(NS_B, B6, PORT_B + 1, 1);
+	sin6(&to_a, A6, PORT_A + 1);
+	sin6(&to_b, B6, PORT_B + 1);
+	tc_exchange(fa, fb, &to_b, &to_a, tc_count / 2, rt_scaled_ms(100000));
+	close(fa);
+	close(fb);
+}
+
+static void test_info(void)
+{
+	struct rds6_info_tcp_socket *r6;
+	struct rds_info_tcp_socket *r4;
+	struct sockaddr_in to;
+	struct in_addr a, b;
+	socklen_t len;
+	int fa, fb, i, n, found = 0;
+	char c = 'x';
+
+	tc_need_setup();
+	fa = tc_socket(NS_A, A4, PORT_A + 2, 1);
+	fb = tc_socket(NS_B, B4, PORT_B + 2, 1);
+	set_rcvtimeo(fb, rt_scaled_ms(20000));
+	sin4(&to, B4, PORT_B + 2);
+	ASSERT_SYS_OK(sendto(fa, &c, 1, 0, (struct sockaddr *)&to, sizeof(to)));
+	ASSERT_SYS_OK(recv(fb, &c, 1, 0));
+	inet_pton(AF_INET, A4, &a);
+	inet_pton(AF_INET, B4, &b);
+	n = rds_info_read(fa, RDS_INFO_TCP_SOCKETS, (void **)&r4, &len);
+	ASSERT_TRUE(n >= 0, "RDS_INFO_TCP_SOCKETS: %s", rt_errname(errno));
+	/* The lower address's end talks to port 16385 of the higher's. */
+	for (i = 0; r4 && i < (int)(len / sizeof(*r4)); i++) {
+		if (r4[i].local_addr == a.s_addr && r4[i].peer_addr == b.s_addr &&
+		    ntohs(r4[i].peer_port) == TCP_PORT)
+			found++;
+	}
+	/* The distribution's, between two of its own, makes 8 paths. */
+	if (modules_are_distro())
+		EXPECT_TRUE(found >= 1, "%d rows", found);
+	else
+		EXPECT_EQ(found, 1);
+	free(r4);
+	n = rds_info_read(fa, RDS6_INFO_TCP_SOCKETS, (void **)&r6, &len);
+	ASSERT_TRUE(n >= 0, "RDS6_INFO_TCP_SOCKETS: %s", rt_errname(errno));
+	found = 0;
+	for (i = 0; r6 && i < (int)(len / sizeof(*r6)); i++)
+		if (r6[i].local_addr.s6_addr32[3] == a.s_addr &&
+		    r6[i].peer_addr.s6_addr32[3] == b.s_addr)
+			found++;
+	if (modules_are_distro())
+		EXPECT_TRUE(found >= 1, "%d rows", found);
+	else
+		EXPECT_EQ(found, 1);
+	free(r6);
+	close(fa);
+	close(fb);
+}
+
+static void test_rdma_errno(void)
+{
+	struct rds_rdma_args args = {};
+	struct sockaddr_in to;
+	static char buf[8192];
+	uint64_t cookie;
+	struct rds_iovec iov = { .addr = (uintptr_t)buf, .bytes = 4096 };
+	int fd;
+
+	tc_need_setup();
+	fd = tc_socket(NS_A, A4, PORT_A + 3, 1);
+	EXPECT_EQ(rds_get_mr(fd, buf, 4096, &cookie), -EOPNOTSUPP);
+	EXPECT_EQ(rds_free_mr(fd, 0, 0), -EINVAL);
+	args.cookie = 0x1234;
+	args.remote_vec.bytes = 4096;
+	args.local_vec_addr = (uintptr_t)&iov;
+	args.nr_local = 1;
+	args.flags = RDS_RDMA_READWRITE;
+	sin4(&to, B4, PORT_B + 3);
+	EXPECT_SYS_ERR(rds_send_cmsg(fd, &to, "x", 1, RDS_CMSG_RDMA_ARGS,
+				     &args, sizeof(args)), EOPNOTSUPP);
+	close(fd);
+}
+
+static void test_hostile_length(void)
+{
+	unsigned char hdr[48] = {};
+	struct sockaddr_in me, to;
+	uint32_t len = htonl(2 << 20);
+	int fd, one = 1;
+	struct timeval tv = { .tv_sec = 20 };
+	static char buf[65536];
+	long r, got = 0;
+
+	tc_need_setup();
+	if (modules_are_distro())
+		rt_skip("%s", "the distribution reads a header of any length");
+	tc_enter(NS_B);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	tc_enter(NULL);
+	ASSERT_TRUE(fd >= 0, "socket: %s", rt_errname(errno));
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	sin4(&me, B4, 0);
+	ASSERT_SYS_OK(bind(fd, (struct sockaddr *)&me, sizeof(me)));
+	sin4(&to, A4_2, TCP_PORT);
+	ASSERT_SYS_OK(connect(fd, (struct sockaddr *)&to, sizeof(to)));
+	hdr[7] = 1;			/* sequence 1 */
+	memcpy(hdr + 16, &len, 4);	/* length: 2 MiB */
+	hdr[21] = 1;			/* ports 1 -> 1 */
+	hdr[23] = 1;
+	ASSERT_EQ(write(fd, hdr, sizeof(hdr)), (long)sizeof(hdr));
+	/* What the node sent first (its congestion map), then the end. */
+	while ((r = read(fd, buf, sizeof(buf))) > 0)
+		got += r;
+	EXPECT_TRUE(r == 0 || errno == ECONNRESET,
+		    "after a 2 MiB header and %ld bytes: %s", got,
+		    rt_errname(errno));
+	close(fd);
+}
+
+/* /proc/net/sockstat's TCP "alloc": TCP sockets of every namespace. */
+static long tc_tcp_alloc(void)
+{
+	char line[256];
+	long inuse, orphan, tw, alloc = -1;
+	FILE *f = fopen("/proc/net/sockstat", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "TCP: inuse %ld orphan %ld tw %ld alloc %ld",
+			   &inuse, &orphan, &tw, &alloc) == 4)
+			break;
+	fclose(f);
+	return alloc;
+}
+
+static void test_netns_teardown(void)
+{
+	struct sockaddr_in to;
+	long before, after = -1;
+	int round, fa, fb, i;
+	char c = 'y';
+
+	tc_need_setup();
+	before = tc_tcp_alloc();
+	ASSERT_TRUE(before >= 0, "%s", "no TCP line in /proc/net/sockstat");
+	for (round = 0; round < 3; round++) {
+		ASSERT_TRUE(!tc_net_up("rdstcp_c", "rdstcp_d", 0),
+			    "%s", "second pair of namespaces");
+		fa = tc_socket("rdstcp_c", A4, PORT_A, 1);
+		fb = tc_socket("rdstcp_d", B4, PORT_B, 1);
+		set_rcvtimeo(fa, rt_scaled_ms(20000));
+		set_rcvtimeo(fb, rt_scaled_ms(20000));
+		sin4(&to, B4, PORT_B);
+		ASSERT_SYS_OK(sendto(fa, &c, 1, 0, (struct sockaddr *)&to,
+				     sizeof(to)));
+		ASSERT_SYS_OK(recv(fb, &c, 1, 0));
+		sin4(&to, A4, PORT_A);
+		ASSERT_SYS_OK(sendto(fb, &c, 1, 0, (struct sockaddr *)&to,
+				     sizeof(to)));
+		ASSERT_SYS_OK(recv(fa, &c, 1, 0));
+		EXPECT_TRUE(tc_tcp_alloc() > before, "%s",
+			    "no TCP socket while a connection is up");
+		close(fa);
+		close(fb);
+		tc_net_down("rdstcp_c", "rdstcp_d");
+	}
+	/* Namespaces are cleaned up by a worker: wait for it. */
+	for (i = 0; i < 200; i++) {
+		after = tc_tcp_alloc();
+		if (after <= before)
+			break;
+		rt_sleep_ms(100);
+	}
+	if (after > before && modules_are_distro())
+		rt_skip("the distribution leaves TCP sockets: %ld before, %ld after",
+			before, after);
+	EXPECT_TRUE(after <= before,
+		    "TCP sockets: %ld before, %ld after the namespaces went",
+		    before, after);
+}
+
+static const struct rt_case cases[] = {
+	RT_CASE(transport, 0),
+	RT_CASE(stream_v4, 240),
+	RT_CASE(stream_v6, 240),
+	RT_CASE(info, 60),
+	RT_CASE(rdma_errno, 0),
+	RT_CASE(hostile_length, 60),
+	RT_CASE(netns_teardown, 120),
+};
+
+int main(int argc, char **argv)
+{
+	unsigned int i;
+	int ret, opt;
+
+	while ((opt = getopt(argc, argv, "ln:")) != -1) {
+		switch (opt) {
+		case 'l':
+			for (i = 0; i < ARRAY_SIZE(cases); i++)
+				printf("%s\n", cases[i].name);
+			return 0;
+		case 'n':
+			tc_count = (unsigned int)atoi(optarg);
+			break;
+		default:
+			fprintf(stderr, "usage: %s [-l] [-n COUNT] [CASE...]\n",
+				argv[0]);
+			return 2;
+		}
+	}
+	ret = rds_need_af_rds();
+	if (ret)
+		return ret;
+	ns_home = open("/proc/self/ns/net", O_RDONLY);
+	tc_net_down(NS_A, NS_B);
+	tc_net_down("rdstcp_c", "rdstcp_d");
+	fflush(stdout);
+	tc_ready = ns_home >= 0 && !tc_sh("modprobe veth && modprobe sch_netem") &&
+		   !tc_net_up(NS_A, NS_B, 1);
+	ret = rt_run(cases, ARRAY_SIZE(cases), argv + optind);
+	tc_net_down(NS_A, NS_B);
+	return ret;
+}
