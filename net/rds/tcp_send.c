@@ -190,16 +190,15 @@ static void rds_tcp_build_hdr(struct rds_tcp_conn *tc, const struct rds_msg *m)
 static int rds_tcp_send_payload(struct socket *sock, const struct rds_msg *m,
 				size_t off)
 {
-	size_t len = m->len - off;
-	unsigned int i, poff;
+	size_t len = m->len - off, poff;
+	struct page *page;
 
 	if (m->data)
 		return rds_tcp_send_kvec(sock, m->data + off, len, false);
-	i = off / PAGE_SIZE;
-	poff = off % PAGE_SIZE;
+	/* a zero-copy message starts anywhere in its first page */
+	page = rds_msg_page(m, off, &poff);
 	len = min_t(size_t, len, PAGE_SIZE - poff);
-	return rds_tcp_send_page(sock, m->pages[i], poff, len,
-				 off + len < m->len);
+	return rds_tcp_send_page(sock, page, poff, len, off + len < m->len);
 }
 
 /**
