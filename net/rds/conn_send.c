@@ -429,13 +429,19 @@ void rds_conn_ack_probe_work(struct work_struct *work)
  * are released too.
  *
  * Context: any; the transport's receive path.
+ * Return: @seq, or the last sequence number given to a message if @seq
+ * is beyond it: what this ACK covered.  A transport that skips ACKs it
+ * saw before keeps this, so that a peer's ACK beyond anything we sent
+ * does not hide its honest ones that follow.
  */
-void rds_zc_conn_acked(struct rds_conn *conn, u64 seq)
+u64 rds_zc_conn_acked(struct rds_conn *conn, u64 seq)
 {
 	struct rds_msg *m, *tmp;
 	LIST_HEAD(done);
+	u64 covered;
 
 	spin_lock_bh(&conn->lock);
+	covered = min(seq, conn->next_tx_seq - 1);
 	list_for_each_entry_safe(m, tmp, &conn->retrans, conn_item) {
 		if (m->seq > seq)
 			break;
@@ -470,6 +476,7 @@ void rds_zc_conn_acked(struct rds_conn *conn, u64 seq)
 		list_del_init(&m->conn_item);
 		rds_conn_msg_done(m);
 	}
+	return covered;
 }
 EXPORT_SYMBOL_GPL(rds_zc_conn_acked);
 

@@ -221,7 +221,7 @@ int rds_zc_conn_accept(struct rds_conn *conn);
 void rds_zc_conn_refused(struct rds_conn *conn);
 void rds_zc_conn_connected(struct rds_conn *conn);
 void rds_zc_conn_drop(struct rds_conn *conn, const char *reason);
-void rds_zc_conn_acked(struct rds_conn *conn, u64 seq);
+u64 rds_zc_conn_acked(struct rds_conn *conn, u64 seq);
 int rds_zc_conn_recv(struct rds_conn *conn, struct rds_msg *m);
 void rds_zc_conn_cong_recv(struct rds_conn *conn, struct rds_msg *m);
 void rds_zc_conn_kick(struct rds_conn *conn);

@@ -184,9 +184,10 @@ struct rds_ib_conn {
 	struct rds_ib_hdr rx_hdr;	/* its first header */
 	u32		rx_left;	/* payload bytes still to come */
 	/*
-	 * The highest h_ack handed to the core on this incarnation: every
-	 * frame repeats the peer's last ACK, and only a higher one can
-	 * release anything.  Receive completions only.
+	 * What the highest h_ack handed to the core on this incarnation
+	 * covered (rds_zc_conn_acked()): every frame repeats the peer's
+	 * last ACK, and only a higher one can release anything.  Receive
+	 * completions only.
 	 */
 	u64		rx_acked;
 	bool		rx_parked;	/* rx_msg complete, refused: hold */

@@ -223,10 +223,9 @@ static int rds_ib_recv_hdr(struct rds_ib_conn *ic, unsigned int i,
 
 	if (h->h_credit && rds_ib_credit_add(ic, h->h_credit))
 		rds_ib_send_ack(ic);	/* an ACK frame may wait too */
-	if (be64_to_cpu(h->h_ack) > ic->rx_acked) {
-		ic->rx_acked = be64_to_cpu(h->h_ack);
-		rds_zc_conn_acked(ic->conn, ic->rx_acked);
-	}
+	if (be64_to_cpu(h->h_ack) > ic->rx_acked)
+		ic->rx_acked = rds_zc_conn_acked(ic->conn,
+						 be64_to_cpu(h->h_ack));
 	if (rds_ib_hdr_is_ack(h, *payload)) {
 		rds_ib_stat_inc(RDS_IB_STAT_RX_ACK_FRAMES);
 		return 1;
