@@ -245,6 +245,19 @@ static void tc_exchange(int fa, int fb, const void *to_b, const void *to_a,
 
 				tc_fill(want, s, got[s]);
 				memcpy(&num, buf, sizeof(num));
+				/*
+				 * The distribution's rds_tcp loses the first
+				 * datagrams of a connection when both ends
+				 * connect at once: TCP acknowledged them, and
+				 * its connect race resets that socket.  Ours
+				 * counts a connection up only once the peer
+				 * spoke on it (tcp_connect.c).
+				 */
+				if (!got[s] && num > 0 && num < n &&
+				    modules_are_distro())
+					rt_skip("%s %u of a new connection, dir %d",
+						"the distribution lost datagrams 0 to",
+						num - 1, s);
 				if (r != (long)tc_len(got[s]) ||
 				    memcmp(buf, want, r) ||
 				    sa_port(&from) != sa_port(to[d])) {
@@ -353,10 +366,10 @@ static void test_zcopy_v4(void)
 	unsigned char *page = mmap(NULL, ZC_LEN + 8192, PROT_READ | PROT_WRITE,
 				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	static unsigned char got[ZC_LEN], want[ZC_LEN];
+	unsigned int n, k, j, done = 0, rcvd = 0;
 	unsigned char *buf = page + 100;
-	struct sockaddr_in to_b;
 	uint32_t ck[RDS_MAX_ZCOOKIES], i;
-	unsigned int n, k, done = 0;
+	struct sockaddr_in to_b;
 	long long until;
 	int fa, fb;
 	long r;
@@ -370,37 +383,47 @@ static void test_zcopy_v4(void)
 	ASSERT_SYS_OK(set_int_opt(fa, SOL_SOCKET, SO_ZEROCOPY, 1));
 	sin4(&to_b, B4, PORT_B + 2);
 	for (i = 0; i < ZC_COUNT; i++) {
-		zc_fill(buf, i);
-		ASSERT_EQ(rds_send_zc(fa, &to_b, buf, ZC_LEN, i + 1, 0),
-			  ZC_LEN);
-		/* the buffer is the kernel's until its cookie comes back */
 		until = rt_now_ms() + rt_scaled_ms(60000);
-		while (done < i + 1 && rt_now_ms() < until) {
-			struct pollfd pfd = { fa, POLLIN, 0 };
+		zc_fill(buf, i);
+		while ((r = rds_send_zc(fa, &to_b, buf, ZC_LEN, i + 1,
+					MSG_DONTWAIT)) < 0 &&
+		       (errno == EAGAIN || errno == ENOBUFS) &&
+		       rt_now_ms() < until)
+			rt_sleep_ms(10);
+		ASSERT_TRUE(r == ZC_LEN, "datagram %u: sendmsg: %s", i,
+			    r < 0 ? rt_errname(errno) : "short");
+		/*
+		 * The buffer is the kernel's until its cookie comes back;
+		 * the peer reads as it goes, so that no socket buffer fills.
+		 */
+		while ((done < i + 1 || rcvd < i + 1) && rt_now_ms() < until) {
+			struct pollfd pfd[2] = { { fa, POLLIN, 0 },
+						 { fb, POLLIN, 0 } };
 
-			poll(&pfd, 1, 100);
-			while (rds_recv_zc(fa, got, sizeof(got), MSG_DONTWAIT,
-					   ck, &n) >= 0) {
+			poll(pfd, 2, 100);
+			for (j = 0; j < 16 && rds_recv_zc(fa, got, sizeof(got),
+							  MSG_DONTWAIT, ck,
+							  &n) >= 0; j++) {
 				for (k = 0; k < n; k++) {
 					EXPECT_EQ(ck[k], done + 1);
 					done++;
 				}
 			}
+			if (rcvd > i)
+				continue;
+			r = recv(fb, got, sizeof(got), MSG_DONTWAIT);
+			if (r < 0)
+				continue;
+			ASSERT_TRUE(r == ZC_LEN, "datagram %u: %ld bytes", i, r);
+			zc_fill(want, i);
+			ASSERT_TRUE(!memcmp(got, want, ZC_LEN),
+				    "datagram %u: not the bytes sent", i);
+			rcvd++;
 		}
-		ASSERT_TRUE(done == i + 1,
-			    "datagram %u: %u completions after 60 s", i, done);
+		ASSERT_TRUE(done == i + 1 && rcvd == i + 1,
+			    "datagram %u after 60 s: %u completions, %u received",
+			    i, done, rcvd);
 		memset(buf, 0xee, ZC_LEN);
-	}
-	for (i = 0; i < ZC_COUNT; i++) {
-		struct pollfd pfd = { fb, POLLIN, 0 };
-
-		poll(&pfd, 1, rt_scaled_ms(30000));
-		r = recv(fb, got, sizeof(got), MSG_DONTWAIT);
-		ASSERT_TRUE(r == ZC_LEN, "datagram %u: %ld bytes (%s)", i, r,
-			    r < 0 ? rt_errname(errno) : "");
-		zc_fill(want, i);
-		ASSERT_TRUE(!memcmp(got, want, ZC_LEN),
-			    "datagram %u: not the bytes sent", i);
 	}
 	/* Exactly once: no completion and no datagram comes late. */
 	rt_sleep_ms(500);
