@@ -140,13 +140,14 @@ int cmp_double(const void *a, const void *b)
 int run_client(void)
 {
 	int need_server = opt.tests & (TEST_RDMA | TEST_DGRAM | TEST_RECLAIM |
-				       TEST_CONN | TEST_RTT | TEST_STREAM);
+				       TEST_CONN | TEST_RTT | TEST_STREAM |
+				       TEST_ZC);
 	char host[ADDR_STRLEN], server[ADDR_STRLEN];
 	int d, k, i, j;
 
 	if (need_server && !opt.have_server)
 		bad_usage("%s",
-			  "-s SERVER is required for --tests rdma, dgram, reclaim, conn and rtt");
+			  "-s SERVER is required for every test but reg");
 	if (need_server && !addr_same_family(&opt.self, &opt.server))
 		bad_usage("%s", "-a ADDR and -s SERVER must be of one family, IPv4 or IPv6");
 	printf("# rds-zc-bench client %s -> %s, %.1f s per point, timeout %d s%s%s\n",
@@ -188,7 +189,13 @@ int run_client(void)
 		for (i = 0; i < opt.dgram_sizes.n; i++)
 			for (j = 0; j < opt.senders.n; j++)
 				dgram_stream(opt.dgram_sizes.v[i],
-					     opt.senders.v[j]);
+					     opt.senders.v[j], opt.zerocopy);
+	if (opt.tests & TEST_ZC) {
+		static const unsigned int sizes[] = { 65536, 1 << 20 };
+
+		for (i = 0; i < (int)ARRAY_SIZE(sizes); i++)
+			dgram_stream(sizes[i], 1, 1);
+	}
 
 	if (need_server) {
 		char err[256];

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Plain datagrams: dgram_rtt_p50, dgram_rtt_p99, dgram_rate, dgram_tput.
+ * Plain datagrams: dgram_rtt_p50, dgram_rtt_p99, dgram_rate, dgram_tput,
+ * and the streams again with MSG_ZEROCOPY: dgram_rate_zc, dgram_tput_zc.
  */
 #include "rds-zc-bench.h"
 
@@ -71,11 +72,170 @@ struct snd_thread {
 	const double *t0;
 	int fd;
 	unsigned int size;
+	int zc;			/* MSG_ZEROCOPY from ring[] */
 	unsigned char *buf;
+	unsigned char *ring[ZC_RING];
+	uint32_t pending[ZC_RING];	/* cookie + 1 sent from a buffer, 0: free */
+	long completed;		/* cookies that came back */
+	int unsupported;	/* the kernel refused MSG_ZEROCOPY */
 	long msgs;
 	double t_end;
 	char why[256];
 };
+
+/*
+ * Read the zero-copy completions queued on t->fd, waiting up to --timeout
+ * for one when @wait: 0, or -1 with t->why set.  Each cookie must be one
+ * in flight; its buffer is free again.  No datagram comes to a sender
+ * while it streams: one that does is an error.
+ */
+static int zc_reap(struct snd_thread *t, int wait)
+{
+	union {
+		char buf[4 * CMSG_SPACE(sizeof(struct rds_zcopy_cookies))];
+		struct cmsghdr align;
+	} ctl;
+	struct rds_zcopy_cookies zc;
+	struct pollfd pfd = { .fd = t->fd, .events = POLLIN };
+	struct msghdr msg;
+	struct cmsghdr *c;
+	unsigned char b[64];
+	struct iovec iov;
+	uint32_t i, slot;
+	long n;
+	int got = 0;
+
+	for (;;) {
+		if (wait && !got) {
+			n = poll(&pfd, 1, opt.timeout * 1000);
+			if (n <= 0) {
+				snprintf(t->why, sizeof(t->why),
+					 n ? "poll for completions: %s" :
+					 "no zero-copy completion for the whole timeout",
+					 errname(errno));
+				return -1;
+			}
+		}
+		memset(&msg, 0, sizeof(msg));
+		iov.iov_base = b;
+		iov.iov_len = sizeof(b);
+		msg.msg_iov = &iov;
+		msg.msg_iovlen = 1;
+		msg.msg_control = ctl.buf;
+		msg.msg_controllen = sizeof(ctl.buf);
+		n = recvmsg(t->fd, &msg, MSG_DONTWAIT);
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			if (!wait || got)
+				return 0;
+			continue;
+		}
+		if (n < 0) {
+			snprintf(t->why, sizeof(t->why), "recvmsg for completions: %s",
+				 errname(errno));
+			return -1;
+		}
+		if (n > 0) {
+			snprintf(t->why, sizeof(t->why),
+				 "a datagram came to a sending socket");
+			return -1;
+		}
+		for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+			if (c->cmsg_level != SOL_RDS ||
+			    c->cmsg_type != RDS_CMSG_ZCOPY_COMPLETION)
+				continue;
+			if (c->cmsg_len < CMSG_LEN(sizeof(zc))) {
+				snprintf(t->why, sizeof(t->why),
+					 "short RDS_CMSG_ZCOPY_COMPLETION");
+				return -1;
+			}
+			memcpy(&zc, CMSG_DATA(c), sizeof(zc));
+			if (zc.num > RDS_MAX_ZCOOKIES) {
+				snprintf(t->why, sizeof(t->why),
+					 "a completion of %u cookies", zc.num);
+				return -1;
+			}
+			for (i = 0; i < zc.num; i++) {
+				slot = zc.cookies[i] % ZC_RING;
+				if (t->pending[slot] != zc.cookies[i] + 1) {
+					snprintf(t->why, sizeof(t->why),
+						 "completion of cookie %u, not in flight",
+						 zc.cookies[i]);
+					return -1;
+				}
+				t->pending[slot] = 0;
+				t->completed++;
+				got = 1;
+			}
+		}
+		/* an empty message without a completion: nothing more queued */
+		if (!got && !wait)
+			return 0;
+	}
+}
+
+/* Send the message of buffer @slot with MSG_ZEROCOPY and cookie @cookie. */
+static long zc_send(struct snd_thread *t, int slot, uint32_t cookie)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(uint32_t))];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = { t->ring[slot], t->size };
+	struct msghdr msg = {
+		.msg_name = (void *)&opt.server,
+		.msg_namelen = addr_len(&opt.server),
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = ctl.buf,
+		.msg_controllen = sizeof(ctl.buf),
+	};
+	struct cmsghdr *c;
+
+	memset(&ctl, 0, sizeof(ctl));
+	c = CMSG_FIRSTHDR(&msg);
+	c->cmsg_level = SOL_RDS;
+	c->cmsg_type = RDS_CMSG_ZCOPY_COOKIE;
+	c->cmsg_len = CMSG_LEN(sizeof(cookie));
+	memcpy(CMSG_DATA(c), &cookie, sizeof(cookie));
+	return sendmsg(t->fd, &msg, MSG_ZEROCOPY);
+}
+
+/*
+ * The zero-copy stream: message K goes from buffer K % ZC_RING with cookie
+ * K, and a buffer is written again only once its cookie came back.  All
+ * completions are in before the SYNC, so the time includes the wait for
+ * the last ones.
+ */
+static void zc_stream(struct snd_thread *t, double deadline)
+{
+	struct bench_msg *m;
+	int slot, i;
+
+	while (now() < deadline && (!opt.max_ops || t->msgs < opt.max_ops)) {
+		slot = t->msgs % ZC_RING;
+		while (t->pending[slot])
+			if (zc_reap(t, 1))
+				return;
+		m = (void *)t->ring[slot];
+		msg_init(m, T_SINK, t->msgs);
+		if (zc_send(t, slot, (uint32_t)t->msgs) < 0) {
+			t->unsupported = !t->msgs && unsupported_err(errno);
+			snprintf(t->why, sizeof(t->why), timed_out(errno) ?
+				 "sendmsg blocked for the whole timeout" :
+				 "sendmsg(MSG_ZEROCOPY) failed: %s",
+				 errname(errno));
+			return;
+		}
+		t->pending[slot] = (uint32_t)t->msgs + 1;
+		t->msgs++;
+		if (zc_reap(t, 0))
+			return;
+	}
+	for (i = 0; i < ZC_RING; i++)
+		while (t->pending[i])
+			if (zc_reap(t, 1))
+				return;
+}
 
 static void *snd_worker(void *arg)
 {
@@ -85,6 +245,12 @@ static void *snd_worker(void *arg)
 
 	pthread_barrier_wait(t->start);
 	deadline = *t->t0 + opt.secs;
+	if (t->zc) {
+		zc_stream(t, deadline);
+		if (t->why[0])
+			return NULL;
+		goto sync;
+	}
 	msg_init(m, T_SINK, 0);
 	while (now() < deadline && (!opt.max_ops || t->msgs < opt.max_ops)) {
 		m->seq = t->msgs;
@@ -96,6 +262,7 @@ static void *snd_worker(void *arg)
 		}
 		t->msgs++;
 	}
+sync:
 	/* RDS keeps each socket's messages in order: this answer is last */
 	if (ask(t->fd, T_SYNC, T_SYNCED, UINT64_MAX, NULL, 0))
 		snprintf(t->why, sizeof(t->why), "no answer to SYNC: %s",
@@ -104,17 +271,23 @@ static void *snd_worker(void *arg)
 	return NULL;
 }
 
-void dgram_stream(unsigned int size, int nthreads)
+/*
+ * Datagrams of @size from @nthreads senders; with @zc, sent with
+ * MSG_ZEROCOPY from a ring of ZC_RING buffers per sender (dgram_rate_zc,
+ * dgram_tput_zc; "unsupported" when the kernel refuses it).
+ */
+void dgram_stream(unsigned int size, int nthreads, int zc)
 {
-	const char *name = size < 65536 ? "dgram_rate" : "dgram_tput";
+	const char *name = size < 65536 ? (zc ? "dgram_rate_zc" : "dgram_rate") :
+				(zc ? "dgram_tput_zc" : "dgram_tput");
 	const char *unit = size < 65536 ? "msg/s" : "MiB/s";
 	struct snd_thread *t = calloc(nthreads, sizeof(*t));
 	double t0 = 0, t1 = 0, secs, rate, mibs;
 	char why[256] = "", extra[160], human[256];
 	pthread_barrier_t start;
+	int ctl, i, j, one = 1, unsup = 0;
 	struct stats_msg st;
 	long msgs = 0;
-	int ctl, i;
 
 	if (!t)
 		die("out of memory");
@@ -133,8 +306,21 @@ void dgram_stream(unsigned int size, int nthreads)
 		if (t[i].fd < 0)
 			goto fail;
 		t[i].size = size;
-		t[i].buf = xmap(size);
 		t[i].t0 = &t0;
+		t[i].zc = zc;
+		if (!zc) {
+			t[i].buf = xmap(size);
+			continue;
+		}
+		for (j = 0; j < ZC_RING; j++)
+			t[i].ring[j] = xmap(size);
+		if (setsockopt(t[i].fd, SOL_SOCKET, SO_ZEROCOPY, &one,
+			       sizeof(one))) {
+			unsup = unsupported_err(errno);
+			snprintf(why, sizeof(why), "SO_ZEROCOPY: %s",
+				 errname(errno));
+			goto fail;
+		}
 	}
 	pthread_barrier_init(&start, NULL, nthreads + 1);
 	for (i = 0; i < nthreads; i++) {
@@ -146,8 +332,10 @@ void dgram_stream(unsigned int size, int nthreads)
 	pthread_barrier_wait(&start);
 	for (i = 0; i < nthreads; i++) {
 		pthread_join(t[i].tid, NULL);
-		if (t[i].why[0] && !why[0])
+		if (t[i].why[0] && !why[0]) {
 			snprintf(why, sizeof(why), "%s", t[i].why);
+			unsup = t[i].unsupported;
+		}
 		msgs += t[i].msgs;
 		if (t[i].t_end > t1)
 			t1 = t[i].t_end;
@@ -168,22 +356,27 @@ void dgram_stream(unsigned int size, int nthreads)
 	secs = t1 - t0;
 	rate = msgs / secs;
 	mibs = rate * size / (1 << 20);
-	snprintf(extra, sizeof(extra), "msgs=%ld secs=%.3f msg_s=%.1f mib_s=%.3f",
-		 msgs, secs, rate, mibs);
+	snprintf(extra, sizeof(extra), "msgs=%ld secs=%.3f msg_s=%.1f mib_s=%.3f%s",
+		 msgs, secs, rate, mibs, zc ? " zc=1" : "");
 	snprintf(human, sizeof(human),
-		 "datagrams of %s, %d sender(s): %.0f msg/s, %.2f MiB/s (%ld in %.2f s, all received)",
-		 size_str(size), nthreads, rate, mibs, msgs, secs);
+		 "datagrams of %s, %d sender(s)%s: %.0f msg/s, %.2f MiB/s (%ld in %.2f s, all received)",
+		 size_str(size), nthreads,
+		 zc ? ", MSG_ZEROCOPY, every completion back" : "", rate,
+		 mibs, msgs, secs);
 	result(name, size, nthreads, size < 65536 ? rate : mibs, unit, extra,
 	       human);
 	goto out;
 fail:
-	no_result(name, size, nthreads, unit, 0, why);
+	no_result(name, size, nthreads, unit, unsup, why);
 out:
 	for (i = 0; i < nthreads; i++) {
 		if (t[i].fd >= 0)
 			close(t[i].fd);
 		if (t[i].buf)
 			munmap(t[i].buf, size);
+		for (j = 0; j < ZC_RING; j++)
+			if (t[i].ring[j])
+				munmap(t[i].ring[j], size);
 	}
 	if (ctl >= 0)
 		close(ctl);

@@ -53,6 +53,15 @@
  *	clock stops when the server has answered the last one of every
  *	thread, and its count must match.  Messages per second (64 B, 4 KiB)
  *	and MiB/s (64 KiB, 1 MiB).
+ * dgram_rate_zc, dgram_tput_zc (--zerocopy: the streams above; --tests zc:
+ *	64 KiB and 1 MiB, one sender): the same streams, each datagram sent
+ *	with MSG_ZEROCOPY and an RDS_CMSG_ZCOPY_COOKIE from a socket with
+ *	SO_ZEROCOPY, from a ring of 8 buffers per sender; a buffer is
+ *	written again only once its cookie came back in an
+ *	RDS_CMSG_ZCOPY_COMPLETION (recvmsg with MSG_DONTWAIT on the sending
+ *	socket), and every cookie must come back, once, before the clock
+ *	stops.  Their RESULT lines carry zc=1.  "unsupported" where the
+ *	kernel refuses MSG_ZEROCOPY (the distribution's RDS over IB).
  *
  * --live-keys N registers N keys more (RDS_GET_MR of one page each) before
  * the RDMA points and holds them until the last one is done: the cost of
@@ -95,11 +104,13 @@ static void print_usage(FILE *f)
 		"  -n, --ops N            at most N operations per point and thread\n"
 		"                         (default: no limit, only the time)\n"
 		"  -t, --timeout SECS     longest wait for any answer or send (default 30)\n"
-		"      --tests LIST       rdma,reg,dgram,reclaim,conn,rtt,stream (default\n"
-		"                         the first four; reg needs no server; conn:\n"
-		"                         the first round trip on a new socket, cold\n"
-		"                         connection; rtt: the 64 B round trip alone;\n"
-		"                         stream: dgram's streams without the rtt)\n"
+		"      --tests LIST       rdma,reg,dgram,reclaim,conn,rtt,stream,zc\n"
+		"                         (default the first four; reg needs no server;\n"
+		"                         conn: the first round trip on a new socket,\n"
+		"                         cold connection; rtt: the 64 B round trip\n"
+		"                         alone; stream: dgram's streams without the\n"
+		"                         rtt; zc: streams of 64 KiB and 1 MiB, one\n"
+		"                         sender, with MSG_ZEROCOPY)\n"
 		"      --dirs LIST        RDMA directions: write,read (default both)\n"
 		"      --keys LIST        how the client gets its key: map (RDS_CMSG_RDMA_MAP\n"
 		"                         with RDS_RDMA_USE_ONCE on the request), getmr\n"
@@ -116,6 +127,8 @@ static void print_usage(FILE *f)
 		"      --senders LIST     datagram senders (default 1,16)\n"
 		"      --dgram-sizes LIST datagram sizes of the streams (default\n"
 		"                         64,4K,64K,1M)\n"
+		"      --zerocopy         send the streams of dgram and stream with\n"
+		"                         MSG_ZEROCOPY (dgram_rate_zc, dgram_tput_zc)\n"
 		"      --live-keys N      hold N keys more (RDS_GET_MR of one page each)\n"
 		"                         during the RDMA points; live_keys=N on their\n"
 		"                         RESULT lines (default none)\n"
@@ -236,7 +249,7 @@ static void parse_addr(union addr *a, const char *arg)
 enum {
 	O_TESTS = 256, O_DIRS, O_KEYS, O_SIZES, O_INFLIGHT, O_REG_SIZE,
 	O_REG_THREADS, O_SENDERS, O_TAG, O_RCVBUF, O_ONCE, O_IDLE,
-	O_LIVE_KEYS, O_NO_FENCE, O_REG_KINDS, O_DGRAM_SIZES,
+	O_LIVE_KEYS, O_NO_FENCE, O_REG_KINDS, O_DGRAM_SIZES, O_ZEROCOPY,
 };
 
 static const struct option long_opts[] = {
@@ -262,6 +275,7 @@ static const struct option long_opts[] = {
 	{ "idle", required_argument, NULL, O_IDLE },
 	{ "live-keys", required_argument, NULL, O_LIVE_KEYS },
 	{ "no-fence", no_argument, NULL, O_NO_FENCE },
+	{ "zerocopy", no_argument, NULL, O_ZEROCOPY },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -270,6 +284,7 @@ static void parse_options(int argc, char **argv)
 {
 	static const char * const tests[] = {
 		"rdma", "reg", "dgram", "reclaim", "conn", "rtt", "stream",
+		"zc",
 	};
 	static const char * const reg_kinds[] = { "pair", "inv" };
 	static const char * const dirs[] = { "write", "read" };
@@ -325,7 +340,7 @@ static void parse_options(int argc, char **argv)
 			break;
 		case O_TESTS:
 			opt.tests = parse_names(optarg, tests, ARRAY_SIZE(tests),
-						"--tests takes rdma,reg,dgram,reclaim,conn,rtt,stream: %s");
+						"--tests takes rdma,reg,dgram,reclaim,conn,rtt,stream,zc: %s");
 			break;
 		case O_DIRS:
 			opt.dirs = parse_names(optarg, dirs, ARRAY_SIZE(dirs),
@@ -380,6 +395,9 @@ static void parse_options(int argc, char **argv)
 			break;
 		case O_NO_FENCE:
 			opt.no_fence = 1;
+			break;
+		case O_ZEROCOPY:
+			opt.zerocopy = 1;
 			break;
 		case O_IDLE:
 			v = parse_num(optarg);

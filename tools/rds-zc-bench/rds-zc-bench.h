@@ -13,7 +13,8 @@
  *   rdma.c	rdma_{write,read}_{map,getmr,reuse}, --live-keys
  *   reg.c	reg_pair, reg_pair_inv
  *   reclaim.c	reclaim_notify, reclaim_barrier
- *   dgram.c	dgram_rtt_p50, dgram_rtt_p99, dgram_rate, dgram_tput
+ *   dgram.c	dgram_rtt_p50, dgram_rtt_p99, dgram_rate, dgram_tput,
+ *		dgram_rate_zc, dgram_tput_zc
  */
 #ifndef RDS_ZC_BENCH_H
 #define RDS_ZC_BENCH_H
@@ -51,6 +52,13 @@
 #define SOL_RDS		276
 #endif
 
+#ifndef SO_ZEROCOPY
+#define SO_ZEROCOPY	60
+#endif
+#ifndef MSG_ZEROCOPY
+#define MSG_ZEROCOPY	0x4000000
+#endif
+
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 #define BENCH_MAGIC	0x525a4342U	/* "RZCB" */
@@ -65,6 +73,7 @@
 #define MAX_LIVE_KEYS	1000000
 #define LIVE_KEYS_PER_FD 4096		/* live keys one socket holds */
 #define WARM_PINGS	20		/* round trips after the first */
+#define ZC_RING		8		/* buffers of a MSG_ZEROCOPY sender */
 
 /* Message types; requests are odd, answers even. */
 enum {
@@ -163,6 +172,7 @@ struct options {
 	int once;
 	int no_fence;			/* server: READs without RDS_RDMA_FENCE */
 	int idle;
+	int zerocopy;			/* the streams with MSG_ZEROCOPY */
 	const char *tag;
 };
 
@@ -175,6 +185,7 @@ extern struct options opt;
 #define TEST_CONN	0x10
 #define TEST_RTT	0x20	/* dgram_rtt alone */
 #define TEST_STREAM	0x40	/* dgram_stream alone */
+#define TEST_ZC		0x80	/* zero-copy streams, 64 KiB and 1 MiB */
 
 #define RECLAIM_DEPTH	16	/* operations per batch of the reclaim points */
 
@@ -250,6 +261,6 @@ void rdma_points(int write, int key);
 void reg_point(int inv, int nthreads);
 void reclaim_point(int barrier, unsigned int size);
 void dgram_rtt(void);
-void dgram_stream(unsigned int size, int nthreads);
+void dgram_stream(unsigned int size, int nthreads, int zc);
 
 #endif /* RDS_ZC_BENCH_H */
