@@ -13,7 +13,8 @@
 #	holds one at a time); the first SET must be the one vm-run.sh
 #	loaded (--modules).  If a swap fails, the runs left are not made
 #	and the host runs them in a fresh boot.  OPTIONS, one argument,
-#	are the client's point options; empty: all points.
+#	are the client's point options; empty: all points (the client's
+#	default tests and zc, the zero-copy datagram streams).
 #   bench-guest.sh verbs SECS [ROUNDS]
 #	the raw-verbs ceiling with Debian's perftest over the same rxe link:
 #	ib_write_bw and ib_read_bw (-R, rdma_cm) for each size and depth of
@@ -131,6 +132,8 @@ if [ "${1:-}" = --points ]; then
 	read -r -a points <<< "${2:-}"
 	shift 2
 fi
+# all points: the client's default tests and the zero-copy streams
+[ "${#points[@]}" -gt 0 ] || points=(--tests "rdma,reg,dgram,reclaim,zc")
 
 # Messages of 1 MiB need socket buffers over twice that size.
 sysctl -q -w net.core.wmem_max=67108864 net.core.rmem_max=67108864

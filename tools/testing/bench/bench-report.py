@@ -61,6 +61,8 @@ def figures():
     for size in (65536, 1 << 20):
         for senders in (1, 16):
             out.append(("dgram_tput", size, senders, None))
+    for size in (65536, 1 << 20):
+        out.append(("dgram_tput_zc", size, 1, None))
     for size in (4096, 65536):
         for name in ("reclaim_notify", "reclaim_barrier"):
             out.append((name, size, 16, None))
@@ -167,8 +169,9 @@ def label(name, size, inflight):
     if name.startswith("reclaim_"):
         how = "barrier/16" if name.endswith("barrier") else "NOTIFY_ME/op"
         return f"bulk reclaim by {how}, WRITE {size_str(size)} x{inflight}"
-    kind = "rate" if name == "dgram_rate" else "throughput"
-    return f"datagram {kind} {size_str(size)}, {inflight} snd"
+    kind = "rate" if name.startswith("dgram_rate") else "throughput"
+    zc = ", MSG_ZEROCOPY" if name.endswith("_zc") else ""
+    return f"datagram {kind} {size_str(size)}, {inflight} snd{zc}"
 
 
 def lower_is_better(unit):
@@ -651,6 +654,10 @@ def make_table(rows, env, notes, extra=()):
             "ours/raw")
     body = []
     for r in rows:
+        # a focused run (--points): only the rows it measured
+        if not (r["ours"].rounds() or r["distro"].rounds() or
+                (r["raw"] and r["raw"].rounds())):
+            continue
         unit = r["unit"] + (" (lower better)" if lower_is_better(r["unit"]) else "")
         body.append((r["label"], unit, r["ours"].text(), r["distro"].text(),
                      r["raw"].text() if r["raw"] else "",
@@ -682,6 +689,18 @@ def make_table(rows, env, notes, extra=()):
     if recl:
         out += ["", "Bulk reclaim, ours: one barrier per 16 operations against "
                 "a notification per operation: " + ", ".join(recl)]
+    zc = []
+    by3 = {(r["name"], r["size"], r["inflight"]): r for r in rows}
+    for size in (65536, 1 << 20):
+        c = by3.get(("dgram_tput", size, 1))
+        z = by3.get(("dgram_tput_zc", size, 1))
+        if c and z:
+            q = ratio(z["ours"].median(), c["ours"].median())
+            if q is not None:
+                zc.append(f"{size_str(size)} {q:.2f}x")
+    if zc:
+        out += ["", "Zero-copy datagrams, ours: MSG_ZEROCOPY against copied "
+                "sends, one sender: " + ", ".join(zc)]
     out += list(extra)
     if notes:
         out += ["", "Bench warnings (vm-run.sh checks that failed; see the logs):"]
@@ -846,7 +865,10 @@ def main():
         f.write(table)
     write_csv(os.path.join(res, "results.csv"), rows + krows + srows)
     chart = False
-    measured_main = any(r["ours"].values or r["distro"].values for r in rows)
+    # the chart's panels need the RDMA cycles: none for a focused run
+    # of other points
+    measured_main = any(r["ours"].values or r["distro"].values
+                        for r in rows if r["name"].startswith("rdma_"))
     if measured_main:
         chart = write_chart(res, rows, env)
     sys.stdout.write(table)

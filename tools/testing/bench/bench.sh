@@ -29,7 +29,10 @@
 #   --points OPTIONS rds-zc-bench client options that choose the points,
 #                    in one argument (e.g. --points "--tests rdma --keys
 #                    map"): a focused comparison of ours and distro; the
-#                    table has those rows only
+#                    table has those rows only.  The datagram streams with
+#                    and without MSG_ZEROCOPY: --only rds --points "--tests
+#                    stream,zc --dgram-sizes 64K,1M --senders 1".  Default:
+#                    the client's default tests and zc
 #   --live-keys N    keys the live-keys phase holds (default 10000)
 #   --keys-pool N    rds_zc_ib fmr_pool_size in that phase (default 16384)
 #   --keys-time SECS length of its points (default 3); --rounds rounds
