@@ -52,9 +52,11 @@
 #	TEXT_ADDR CORESIZE); then, per point of POINTS (comma-separated, see
 #	prof_opts: rtt, the 64 B round trip; map4k, read4k, map64k,
 #	read64k, the RDMA WRITE or READ by MAP of 4 or 64 KiB, 1 in flight;
-#	map4k16, read4k16, 16 in flight; dgram64k, 64 KiB datagrams, one
-#	sender; getmr, RDS_GET_MR + RDS_FREE_MR of 4 KiB, client only, not
-#	for distro; the verbs set skips dgram64k and getmr), one run of a few operations
+#	map4k16, read4k16, 16 in flight; dgram64k, dgram1m, 64 KiB or
+#	1 MiB datagrams, one sender; dgram64kzc, dgram1mzc, the same with
+#	MSG_ZEROCOPY, not for distro (its RDS over IB refuses it); getmr,
+#	RDS_GET_MR + RDS_FREE_MR of 4 KiB, client only, not for distro;
+#	the verbs set skips the datagrams and getmr), one run of a few operations
 #	that warms the connection up, and REPS repetitions of two runs, of
 #	N1 and N2 operations (-n), each inside a counting window: the
 #	client guest opens it (insn-mark on) right before the client starts
@@ -264,6 +266,12 @@ prof_opts() {
 	map4k16) popts=("${rdma[@]}" --dirs write --sizes 4K --inflight 16) ;;
 	read4k16) popts=("${rdma[@]}" --dirs read --sizes 4K --inflight 16) ;;
 	dgram64k) popts=(--tests stream --dgram-sizes 64K --senders 1) ;;
+	dgram1m) popts=(--tests stream --dgram-sizes 1M --senders 1) ;;
+	dgram64kzc|dgram1mzc)
+		# the distribution has MSG_ZEROCOPY on its TCP transport only
+		[ "$1" != distro ] || return 1
+		popts=(--tests stream --dgram-sizes 64K --senders 1 --zerocopy)
+		[ "$2" = dgram64kzc ] || popts[3]=1M ;;
 	getmr)
 		# the distribution's RDS_GET_MR fails on rxe (EOPNOTSUPP)
 		[ "$1" != distro ] || return 1

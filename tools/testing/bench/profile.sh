@@ -21,9 +21,12 @@
 #   --points LIST    rtt (64 B datagram round trip), map4k, read4k,
 #                    map64k, read64k (4 or 64 KiB RDMA WRITE or READ by
 #                    MAP, 1 in flight), map4k16, read4k16 (16 in flight),
-#                    dgram64k (64 KiB datagrams, one sender), getmr
-#                    (RDS_GET_MR + RDS_FREE_MR of 4 KiB); default
-#                    rtt,map4k; "all" for every one
+#                    dgram64k, dgram1m (64 KiB or 1 MiB datagrams, one
+#                    sender), dgram64kzc, dgram1mzc (the same with
+#                    MSG_ZEROCOPY; ours only), getmr (RDS_GET_MR +
+#                    RDS_FREE_MR of 4 KiB); default rtt,map4k; "all" for
+#                    every one.  The datagram points are also reported
+#                    in instructions per byte
 #   --no-verbs       leave out the raw-verbs floor (verbs-floor doing
 #                    the frames of each point that has some)
 #   --link hub|direct  the guests' Ethernet: hub (default), UDP through
@@ -56,7 +59,7 @@ kernel=6.1
 link=hub
 out=
 sets=(ours distro verbs)
-all_points=rtt,map4k,read4k,map64k,read64k,map4k16,read4k16,dgram64k,getmr
+all_points=rtt,map4k,read4k,map64k,read64k,map4k16,read4k16,dgram64k,dgram1m,dgram64kzc,dgram1mzc,getmr
 
 usage() {
 	awk 'NR > 2 && /^#/ { sub(/^# ?/, ""); print; next } NR > 2 { exit }' "$0" >&2
