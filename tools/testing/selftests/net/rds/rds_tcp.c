@@ -246,18 +246,20 @@ static void tc_exchange(int fa, int fb, const void *to_b, const void *to_a,
 				tc_fill(want, s, got[s]);
 				memcpy(&num, buf, sizeof(num));
 				/*
-				 * The distribution's rds_tcp loses the first
-				 * datagrams of a connection when both ends
-				 * connect at once: TCP acknowledged them, and
-				 * its connect race resets that socket.  Ours
-				 * counts a connection up only once the peer
-				 * spoke on it (tcp_connect.c).
+				 * The distribution's rds_tcp loses datagrams
+				 * that TCP acknowledged when it resets a
+				 * connection: in its connect race (both ends
+				 * connect at once), and mid-stream on this
+				 * lossy link in make check's 6.1 and 6.12
+				 * runs of 2026-11-29.  Ours counts a
+				 * connection up only once the peer spoke on
+				 * it (tcp_connect.c) and lost none there.
 				 */
-				if (!got[s] && num > 0 && num < n &&
+				if (num > got[s] && num < n &&
 				    modules_are_distro())
-					rt_skip("%s %u of a new connection, dir %d",
-						"the distribution lost datagrams 0 to",
-						num - 1, s);
+					rt_skip("%s %u to %u, dir %d",
+						"the distribution lost datagrams",
+						got[s], num - 1, s);
 				if (r != (long)tc_len(got[s]) ||
 				    memcmp(buf, want, r) ||
 				    sa_port(&from) != sa_port(to[d])) {
@@ -565,7 +567,7 @@ static long tc_tcp_alloc(void)
 static void test_netns_teardown(void)
 {
 	struct sockaddr_in to;
-	long before, after = -1;
+	long before, after = -1, r;
 	int round, fa, fb, i;
 	char c = 'y';
 
@@ -582,7 +584,11 @@ static void test_netns_teardown(void)
 		sin4(&to, B4, PORT_B);
 		ASSERT_SYS_OK(sendto(fa, &c, 1, 0, (struct sockaddr *)&to,
 				     sizeof(to)));
-		ASSERT_SYS_OK(recv(fb, &c, 1, 0));
+		r = recv(fb, &c, 1, 0);
+		if (r < 0 && errno == ETIMEDOUT && modules_are_distro())
+			rt_skip("%s",
+				"the distribution lost the first datagram of a new connection (its connect race)");
+		ASSERT_TRUE(r == 1, "recv: %s", rt_errname(errno));
 		sin4(&to, A4, PORT_A);
 		ASSERT_SYS_OK(sendto(fb, &c, 1, 0, (struct sockaddr *)&to,
 				     sizeof(to)));
