@@ -37,29 +37,13 @@ static unsigned char *zc_pages(size_t len, size_t off)
 	return p + off;
 }
 
-/* This process's pinned memory (mm->pinned_vm), in KiB, or -1. */
-static long zc_vm_pin_kb(void)
-{
-	char line[128];
-	long kb = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmPin: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
-}
-
 /* VmPin must come down to want KiB within ms (a release may be deferred). */
 static void zc_expect_pin(long want, int ms)
 {
 	long long end = rt_now_ms() + rt_scaled_ms(ms);
 	long kb;
 
-	while ((kb = zc_vm_pin_kb()) != want && rt_now_ms() < end)
+	while ((kb = vm_pin_kb()) != want && rt_now_ms() < end)
 		usleep(10000);
 	EXPECT_TRUE(kb == want, "VmPin %ld kB, expected %ld kB", kb, want);
 }
@@ -217,15 +201,15 @@ void test_zcopy_local_bytes(void)
 	make_room(rx, BIG_MSG, 0);
 	p = zc_pages(BIG_MSG, 100);
 	rbuf = xmalloc(BIG_MSG + 64);
-	pin0 = zc_vm_pin_kb();
+	pin0 = vm_pin_kb();
 	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
 		fill_pattern(p, sizes[i], 40 + i);
 		ret = ASSERT_SYS_OK(rds_send_zc(tx, &r, p, sizes[i], i, 0));
 		ASSERT_EQ(ret, sizes[i]);
 		/* Pinned (the pages it spans), not completed. */
-		EXPECT_TRUE(zc_vm_pin_kb() >= pin0 + (long)(sizes[i] / 1024),
+		EXPECT_TRUE(vm_pin_kb() >= pin0 + (long)(sizes[i] / 1024),
 			    "VmPin %ld kB with %zu bytes in flight",
-			    zc_vm_pin_kb(), sizes[i]);
+			    vm_pin_kb(), sizes[i]);
 		zc_expect_none(tx);
 		memset(rbuf, 0, sizes[i] + 64);
 		ret = ASSERT_SYS_OK(recv_msg(rx, rbuf, BIG_MSG + 64, 0, NULL,
@@ -433,8 +417,8 @@ void test_zcopy_close_inflight(void)
 	ASSERT_EQ(ASSERT_SYS_OK(rds_send_zc(tx, &r, p, BIG_MSG, 1, 0)), BIG_MSG);
 	ASSERT_EQ(ASSERT_SYS_OK(rds_send_zc(tx, &r, p + BIG_MSG, 65536, 2, 0)),
 		  65536);
-	EXPECT_TRUE(zc_vm_pin_kb() >= 1024 + 64, "VmPin %ld kB",
-		    zc_vm_pin_kb());
+	EXPECT_TRUE(vm_pin_kb() >= 1024 + 64, "VmPin %ld kB",
+		    vm_pin_kb());
 	close(tx);
 	ASSERT_SYS_OK(munmap(p - 100, 2 * BIG_MSG + 100 + 4096));
 	EXPECT_EQ(ASSERT_SYS_OK(recv_msg(rx, rbuf, BIG_MSG + 64, 0, NULL, NULL)),
@@ -455,8 +439,8 @@ void test_zcopy_close_inflight(void)
 		tx = zc_socket(&t);
 		ASSERT_EQ(ASSERT_SYS_OK(rds_send_zc(tx, &r, p, 65536, 9,
 						    MSG_DONTWAIT)), 65536);
-		EXPECT_TRUE(zc_vm_pin_kb() >= 64, "VmPin %ld kB queued",
-			    zc_vm_pin_kb());
+		EXPECT_TRUE(vm_pin_kb() >= 64, "VmPin %ld kB queued",
+			    vm_pin_kb());
 		close(tx);
 		zc_expect_pin(0, 2000);
 		close(rx);

@@ -425,22 +425,6 @@ static void on_usr1(int sig)
 	(void)sig;
 }
 
-/* This process's pinned memory (mm->pinned_vm), in KiB, or -1. */
-static long vm_pin_kb(void)
-{
-	char line[128];
-	long kb = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmPin: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
-}
-
 static void test_invalidate_carried_key(void)
 {
 	struct sockaddr_in to = silent_host();

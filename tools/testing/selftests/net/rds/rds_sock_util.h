@@ -418,7 +418,22 @@ static inline ssize_t rds_send_cmsg(int fd, const struct sockaddr_in *to,
 	return sendmsg(fd, &msg, 0);
 }
 
-/* RDS_GET_MR of [addr, addr + len), the cookie in *cookie: 0 or -errno. */
+/* This process's pinned memory (mm->pinned_vm, VmPin), in KiB, or -1. */
+static inline long vm_pin_kb(void)
+{
+	char line[128];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmPin: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
 /*
  * A zero-copy send of len bytes at buf to *to with cookie (sendmsg flags
  * MSG_ZEROCOPY | flags, one RDS_CMSG_ZCOPY_COOKIE); the socket must have
@@ -537,6 +552,7 @@ static inline int rds_reap_zc(int fd, uint32_t *next, uint32_t stop, int ms,
 	return calls;
 }
 
+/* RDS_GET_MR of [addr, addr + len), the cookie in *cookie: 0 or -errno. */
 static inline int rds_get_mr(int fd, void *addr, size_t len, uint64_t *cookie)
 {
 	struct rds_get_mr_args a = {
