@@ -612,24 +612,11 @@ static const struct rt_case cases[] = {
 
 int main(int argc, char **argv)
 {
-	unsigned int i;
-	int ret, opt;
+	int ret;
 
-	while ((opt = getopt(argc, argv, "ln:")) != -1) {
-		switch (opt) {
-		case 'l':
-			for (i = 0; i < ARRAY_SIZE(cases); i++)
-				printf("%s\n", cases[i].name);
-			return 0;
-		case 'n':
-			oh_count = (unsigned int)atoi(optarg);
-			break;
-		default:
-			fprintf(stderr, "usage: %s [-l] [-n COUNT] [CASE...]\n",
-				argv[0]);
-			return 2;
-		}
-	}
+	ret = rt_options(argc, argv, cases, ARRAY_SIZE(cases), &oh_count);
+	if (ret)
+		return ret - 1;
 	ret = rds_need_af_rds();
 	if (ret)
 		return ret;

@@ -426,6 +426,35 @@ static inline int rt_wanted(const struct rt_case *c, char *const *only)
 }
 
 /*
+ * The options of a program of cases: -l lists the case names, and -n
+ * COUNT sets *@count where @count is not NULL.  Return: 0 to go on (case
+ * names, if any, start at argv[optind]), or 1 + the exit status of main().
+ */
+static inline int rt_options(int argc, char **argv,
+			     const struct rt_case *cases, int ncases,
+			     unsigned int *count)
+{
+	int i, opt;
+
+	while ((opt = getopt(argc, argv, count ? "ln:" : "l")) != -1) {
+		switch (opt) {
+		case 'l':
+			for (i = 0; i < ncases; i++)
+				printf("%s\n", cases[i].name);
+			return 1;
+		case 'n':
+			*count = (unsigned int)atoi(optarg);
+			break;
+		default:
+			fprintf(stderr, "usage: %s [-l]%s [CASE...]\n", argv[0],
+				count ? " [-n COUNT]" : "");
+			return 3;
+		}
+	}
+	return 0;
+}
+
+/*
  * Run the cases (all of them, or those whose names are in only[], a NULL
  * terminated list), print the plan first and totals last, and return the
  * exit code for main().
