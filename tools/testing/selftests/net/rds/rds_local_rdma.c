@@ -38,28 +38,9 @@ static long try_rdma_write(int fd, const struct sockaddr_in *to,
 		.flags = RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME,
 		.user_token = token,
 	};
-	union {
-		char buf[CMSG_SPACE(sizeof(args))];
-		struct cmsghdr align;
-	} ctl;
-	struct iovec iov = { (void *)"rdma", 4 };
-	struct msghdr msg = {
-		.msg_name = (void *)to,
-		.msg_namelen = sizeof(*to),
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = ctl.buf,
-		.msg_controllen = sizeof(ctl.buf),
-	};
-	struct cmsghdr *cm;
 
-	memset(&ctl, 0, sizeof(ctl));
-	cm = CMSG_FIRSTHDR(&msg);
-	cm->cmsg_level = SOL_RDS;
-	cm->cmsg_type = RDS_CMSG_RDMA_ARGS;
-	cm->cmsg_len = CMSG_LEN(sizeof(args));
-	memcpy(CMSG_DATA(cm), &args, sizeof(args));
-	return sendmsg(fd, &msg, flags);
+	return rds_send_cmsg_flags(fd, to, "rdma", 4, RDS_CMSG_RDMA_ARGS,
+				   &args, sizeof(args), flags);
 }
 
 static void send_rdma_write(int fd, const struct sockaddr_in *to,
@@ -354,30 +335,11 @@ static int host_rdma(int fd, const struct sockaddr_in *to, uint64_t cookie,
 		.flags = RDS_RDMA_NOTIFY_ME | (write ? RDS_RDMA_READWRITE : 0),
 		.user_token = token,
 	};
-	union {
-		char buf[CMSG_SPACE(sizeof(args))];
-		struct cmsghdr align;
-	} ctl;
-	struct iovec iov = { (void *)"ack", 3 };
-	struct msghdr msg = {
-		.msg_name = (void *)to,
-		.msg_namelen = sizeof(*to),
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = ctl.buf,
-		.msg_controllen = sizeof(ctl.buf),
-	};
 	struct rds_rdma_notify note;
-	struct cmsghdr *cm;
 	int n, flags;
 
-	memset(&ctl, 0, sizeof(ctl));
-	cm = CMSG_FIRSTHDR(&msg);
-	cm->cmsg_level = SOL_RDS;
-	cm->cmsg_type = RDS_CMSG_RDMA_ARGS;
-	cm->cmsg_len = CMSG_LEN(sizeof(args));
-	memcpy(CMSG_DATA(cm), &args, sizeof(args));
-	if (sendmsg(fd, &msg, 0) != 3)
+	if (rds_send_cmsg(fd, to, "ack", 3, RDS_CMSG_RDMA_ARGS, &args,
+			  sizeof(args)) != 3)
 		return -errno;
 	if (recv_notes(fd, 4 * NOTE_SPACE, 0, &note, &n, &flags) < 0)
 		return -errno;

@@ -383,13 +383,14 @@ static inline long long rds_counter(int fd, const char *name)
 }
 
 /*
- * sendmsg() @len bytes of @data to @to with one SOL_RDS control message
- * of @type carrying @arg_len bytes of @arg (at most 64).  Return:
- * sendmsg()'s.
+ * sendmsg(@flags) @len bytes of @data to @to with one SOL_RDS control
+ * message of @type carrying @arg_len bytes of @arg (at most 64).
+ * Return: sendmsg()'s.
  */
-static inline ssize_t rds_send_cmsg(int fd, const struct sockaddr_in *to,
-				    const void *data, size_t len, int type,
-				    const void *arg, size_t arg_len)
+static inline ssize_t rds_send_cmsg_flags(int fd, const struct sockaddr_in *to,
+					  const void *data, size_t len,
+					  int type, const void *arg,
+					  size_t arg_len, int flags)
 {
 	union {
 		char buf[CMSG_SPACE(64)];
@@ -415,7 +416,15 @@ static inline ssize_t rds_send_cmsg(int fd, const struct sockaddr_in *to,
 	c->cmsg_type = type;
 	c->cmsg_len = CMSG_LEN(arg_len);
 	memcpy(CMSG_DATA(c), arg, arg_len);
-	return sendmsg(fd, &msg, 0);
+	return sendmsg(fd, &msg, flags);
+}
+
+/* rds_send_cmsg_flags() without flags. */
+static inline ssize_t rds_send_cmsg(int fd, const struct sockaddr_in *to,
+				    const void *data, size_t len, int type,
+				    const void *arg, size_t arg_len)
+{
+	return rds_send_cmsg_flags(fd, to, data, len, type, arg, arg_len, 0);
 }
 
 /* This process's pinned memory (mm->pinned_vm, VmPin), in KiB, or -1. */
@@ -443,27 +452,9 @@ static inline ssize_t rds_send_zc(int fd, const struct sockaddr_in *to,
 				  const void *buf, size_t len, uint32_t cookie,
 				  int flags)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(uint32_t))];
-		struct cmsghdr align;
-	} ctl;
-	struct iovec iov = { (void *)buf, len };
-	struct msghdr msg = {
-		.msg_name = (void *)to,
-		.msg_namelen = to ? sizeof(*to) : 0,
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = ctl.buf,
-		.msg_controllen = sizeof(ctl.buf),
-	};
-	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-
-	memset(&ctl, 0, sizeof(ctl));
-	c->cmsg_level = SOL_RDS;
-	c->cmsg_type = RDS_CMSG_ZCOPY_COOKIE;
-	c->cmsg_len = CMSG_LEN(sizeof(cookie));
-	memcpy(CMSG_DATA(c), &cookie, sizeof(cookie));
-	return sendmsg(fd, &msg, MSG_ZEROCOPY | flags);
+	return rds_send_cmsg_flags(fd, to, buf, len, RDS_CMSG_ZCOPY_COOKIE,
+				   &cookie, sizeof(cookie),
+				   MSG_ZEROCOPY | flags);
 }
 
 /*
