@@ -47,6 +47,21 @@ out_free:
 	return NULL;
 }
 
+/* A message of @len bytes with room for @nr page pointers, none set. */
+static struct rds_msg *rds_msg_new(size_t len, unsigned int nr, gfp_t gfp)
+{
+	struct rds_msg *m;
+
+	/* At most 257 page pointers: a small allocation, atomic-safe. */
+	m = kzalloc(struct_size(m, pages, nr), gfp | __GFP_NOWARN);
+	if (!m)
+		return NULL;
+	refcount_set(&m->refs, 1);
+	INIT_LIST_HEAD(&m->conn_item);
+	m->len = len;
+	return m;
+}
+
 /**
  * rds_msg_alloc_empty() - allocate a message without its pages
  * @len: payload length, at most RDS_MAX_MSG_SIZE
@@ -60,19 +75,9 @@ out_free:
  */
 struct rds_msg *rds_msg_alloc_empty(size_t len, gfp_t gfp)
 {
-	unsigned int nr = DIV_ROUND_UP(len, PAGE_SIZE);
-	struct rds_msg *m;
-
 	if (WARN_ON_ONCE(len > RDS_MAX_MSG_SIZE))
 		return NULL;
-	/* At most 256 page pointers: a small allocation, atomic-safe. */
-	m = kzalloc(struct_size(m, pages, nr), gfp | __GFP_NOWARN);
-	if (!m)
-		return NULL;
-	refcount_set(&m->refs, 1);
-	INIT_LIST_HEAD(&m->conn_item);
-	m->len = len;
-	return m;
+	return rds_msg_new(len, DIV_ROUND_UP(len, PAGE_SIZE), gfp);
 }
 EXPORT_SYMBOL_GPL(rds_msg_alloc_empty);
 
@@ -95,12 +100,9 @@ struct rds_msg *rds_msg_alloc_user(size_t len, unsigned int pg_off,
 
 	if (WARN_ON_ONCE(len > RDS_MAX_MSG_SIZE || pg_off >= PAGE_SIZE))
 		return NULL;
-	m = kzalloc(struct_size(m, pages, nr), gfp | __GFP_NOWARN);
+	m = rds_msg_new(len, nr, gfp);
 	if (!m)
 		return NULL;
-	refcount_set(&m->refs, 1);
-	INIT_LIST_HEAD(&m->conn_item);
-	m->len = len;
 	m->pg_off = pg_off;
 	m->user_pages = true;
 	memcpy(m->pages, pages, nr * sizeof(*pages));
