@@ -111,8 +111,24 @@ static void tp_exchange(int k)
 	close(fd);
 }
 
+/*
+ * This program checks our TCP transport against the distribution's.
+ * With the distribution on both nodes there is nothing of ours to check,
+ * and its rds_tcp lost datagrams of new connections (make check,
+ * 2026-11-29: 139 of 200 over IPv6); two of its nodes also agree on
+ * 8 paths where ours answers with one.
+ */
+static void tp_need_ours(void)
+{
+	if (!strcmp(modules_of(1), "distro") &&
+	    !strcmp(modules_of(2), "distro"))
+		rt_skip("%s",
+			"the distribution on both nodes: its rds_tcp loses datagrams of new connections; this checks ours against it");
+}
+
 static void test_peer_v4(void)
 {
+	tp_need_ours();
 	tp_exchange(0);
 }
 
@@ -120,6 +136,7 @@ static void test_peer_v6(void)
 {
 	const char *s = getenv("RDS_ADDR6"), *p = getenv("RDS_PEER_ADDR6");
 
+	tp_need_ours();
 	if (!s || !p || !*s || !*p)
 		rt_skip("%s", "no RDS_ADDR6 and RDS_PEER_ADDR6");
 	rds_v6 = 1;
@@ -132,23 +149,6 @@ static void test_peer_v6(void)
 	tp_exchange(0);
 }
 
-/*
- * The rows of our connection in an RDS_INFO_TCP_SOCKETS table: one where
- * we run on either end, since ours answers the distribution's path
- * count with one path; two distribution nodes agree on their multipath
- * (RDS_MPATH_WORKERS, 8 TCP connections).
- */
-static void tp_expect_paths(int found)
-{
-	if (!strcmp(modules_of(1), "distro") &&
-	    !strcmp(modules_of(2), "distro")) {
-		EXPECT_TRUE(found >= 1, "%d rows", found);
-		rt_diag("the distribution on both nodes: %d TCP paths", found);
-	} else {
-		EXPECT_EQ(found, 1);
-	}
-}
-
 static void test_peer_info(void)
 {
 	struct rds6_info_tcp_socket *r6;
@@ -157,6 +157,8 @@ static void test_peer_info(void)
 	int fd = tp_socket(0, &self), i, found = 0;
 	socklen_t len;
 	char c = 'i';
+
+	tp_need_ours();
 
 	sync_peer("bound");
 	ASSERT_SYS_OK(sendto(fd, &c, 1, 0, &peer.sa, sa_len(&peer)));
@@ -177,7 +179,7 @@ static void test_peer_info(void)
 		else
 			EXPECT_EQ(ntohs(r4[i].local_port), TCP_PORT);
 	}
-	tp_expect_paths(found);
+	EXPECT_EQ(found, 1);
 	free(r4);
 	ASSERT_TRUE(rds_info_read(fd, RDS6_INFO_TCP_SOCKETS, (void **)&r6,
 				  &len) >= 0,
@@ -187,7 +189,7 @@ static void test_peer_info(void)
 		if (r6[i].local_addr.s6_addr32[3] == addr_self.s_addr &&
 		    r6[i].peer_addr.s6_addr32[3] == addr_peer.s_addr)
 			found++;
-	tp_expect_paths(found);
+	EXPECT_EQ(found, 1);
 	free(r6);
 	close(fd);
 }
@@ -200,6 +202,8 @@ static void test_peer_rdma(void)
 	union rds_sa self, peer = peer_sa(0);
 	int fd = tp_socket(0, &self);
 	uint64_t cookie;
+
+	tp_need_ours();
 
 	EXPECT_EQ(rds_get_mr(fd, buf, 4096, &cookie), -EOPNOTSUPP);
 	EXPECT_EQ(rds_free_mr(fd, 0, 0), -EINVAL);
