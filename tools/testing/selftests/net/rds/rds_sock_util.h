@@ -562,6 +562,30 @@ static inline int rds_free_mr(int fd, uint64_t cookie, uint64_t flags)
 	return setsockopt(fd, SOL_RDS, RDS_FREE_MR, &a, sizeof(a)) ? -errno : 0;
 }
 
+/*
+ * On a socket of a transport without RDMA (TCP), the distribution's
+ * errnos: RDS_GET_MR EOPNOTSUPP, RDS_FREE_MR of cookie 0 EINVAL, and
+ * RDS_CMSG_RDMA_ARGS to @to EOPNOTSUPP.
+ */
+static inline void expect_no_rdma(int fd, const struct sockaddr_in *to)
+{
+	static char buf[8192];
+	struct rds_iovec iov = { .addr = (uintptr_t)buf, .bytes = 4096 };
+	struct rds_rdma_args args = {
+		.cookie = 0x1234,
+		.remote_vec = { .bytes = 4096 },
+		.local_vec_addr = (uintptr_t)&iov,
+		.nr_local = 1,
+		.flags = RDS_RDMA_READWRITE,
+	};
+	uint64_t cookie;
+
+	EXPECT_EQ(rds_get_mr(fd, buf, 4096, &cookie), -EOPNOTSUPP);
+	EXPECT_EQ(rds_free_mr(fd, 0, 0), -EINVAL);
+	EXPECT_SYS_ERR(rds_send_cmsg(fd, to, "x", 1, RDS_CMSG_RDMA_ARGS,
+				     &args, sizeof(args)), EOPNOTSUPP);
+}
+
 /* ------------------------------------------------------ the byte patterns */
 
 static inline uint32_t mix32(uint32_t x)
