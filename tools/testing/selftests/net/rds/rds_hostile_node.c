@@ -103,12 +103,14 @@ static void snap_take(int fd, struct snap *s)
 
 /*
  * @b is back at @a: device MRs may have grown by @slack, MRs a pool
- * keeps for reuse (the RDS MR count must be back).
+ * keeps for reuse (the RDS MR count must be back).  Fewer device MRs
+ * than at @a is no leak: the distribution frees the MR of an earlier
+ * case from a worker, whenever that runs.
  */
 static int snap_same(const struct snap *a, const struct snap *b, int slack)
 {
 	return !b->connecting && a->qp - a->up == b->qp - b->up &&
-	       b->mr >= a->mr && b->mr <= a->mr + slack &&
+	       b->mr <= a->mr + slack &&
 	       a->mrs == b->mrs && a->socks == b->socks;
 }
 
@@ -336,6 +338,8 @@ void hc_end(struct hcase *hc, long long want_drops)
 			EXPECT_EQ(drops(hc->cfd) - hc->drops, want_drops);
 		expect_no_leak(hc->cfd, &hc->base, hc->mr_slack);
 	}
+	/* node 1 may have waited SETTLE_MS, longer than a receive waits */
+	sync_peer("settled");
 	honest_exchange(hc);
 	sync_peer("end");
 	close(hc->honest);
