@@ -10,16 +10,22 @@ int failures;
 /* "live_keys=N" while the live keys are held, on every RESULT line */
 char live_field[40];
 
+/*
+ * Put before every point's name and its line for people while a group
+ * of points runs on another path (tcp.c: "tcp_", "over TCP: ").
+ */
+const char *point_prefix = "", *point_note = "";
+
 /* A RESULT line and its human form. */
 void result(const char *name, unsigned long size, int inflight,
 	    double value, const char *unit, const char *extra,
 	    const char *human)
 {
-	printf("RESULT name=%s size=%lu inflight=%d value=%.3f unit=%s%s%s%s%s%s%s\n",
-	       name, size, inflight, value, unit, extra ? " " : "",
-	       extra ? extra : "", live_field[0] ? " " : "", live_field,
-	       opt.tag ? " " : "", opt.tag ? opt.tag : "");
-	printf("  %s\n", human);
+	printf("RESULT name=%s%s size=%lu inflight=%d value=%.3f unit=%s%s%s%s%s%s%s\n",
+	       point_prefix, name, size, inflight, value, unit,
+	       extra ? " " : "", extra ? extra : "", live_field[0] ? " " : "",
+	       live_field, opt.tag ? " " : "", opt.tag ? opt.tag : "");
+	printf("  %s%s\n", point_note, human);
 	fflush(stdout);
 }
 
@@ -27,12 +33,13 @@ void result(const char *name, unsigned long size, int inflight,
 void no_result(const char *name, unsigned long size, int inflight,
 	       const char *unit, int unsupported, const char *why)
 {
-	printf("RESULT name=%s size=%lu inflight=%d value=%s unit=%s reason=\"%s\"%s%s%s%s\n",
-	       name, size, inflight, unsupported ? "unsupported" : "error",
-	       unit, why, live_field[0] ? " " : "", live_field,
-	       opt.tag ? " " : "", opt.tag ? opt.tag : "");
-	printf("  %s, %s, %d: %s: %s\n", name, size_str(size), inflight,
-	       unsupported ? "unsupported" : "FAILED", why);
+	printf("RESULT name=%s%s size=%lu inflight=%d value=%s unit=%s reason=\"%s\"%s%s%s%s\n",
+	       point_prefix, name, size, inflight,
+	       unsupported ? "unsupported" : "error", unit, why,
+	       live_field[0] ? " " : "", live_field, opt.tag ? " " : "",
+	       opt.tag ? opt.tag : "");
+	printf("  %s%s, %s, %d: %s: %s\n", point_note, name, size_str(size),
+	       inflight, unsupported ? "unsupported" : "FAILED", why);
 	fflush(stdout);
 	if (!unsupported)
 		failures++;
@@ -96,21 +103,20 @@ int ask(int fd, int type, int answer, uint64_t seq, void *reply,
 
 /*
  * The server answers a ping (the first message also sets up the RDS
- * connection, which can take a while): 0, or -1 after wait_s seconds.
+ * connection, which can take a while): 0, or -1 after wait_s seconds
+ * with why set (errno: that of the socket, or ETIMEDOUT).
  */
-static int reach_server(int wait_s)
+int reach_server(int wait_s, char *why, size_t len)
 {
 	double deadline = now() + wait_s;
-	char err[256], name[ADDR_STRLEN];
+	char name[ADDR_STRLEN];
 	struct bench_msg m;
 	uint64_t seq = 0;
 	int fd, ret = -1;
 
-	fd = rds_open(&opt.self, 4096, 1 << 20, err, sizeof(err));
-	if (fd < 0) {
-		fprintf(stderr, "rds-zc-bench: %s\n", err);
+	fd = rds_open(&opt.self, 4096, 1 << 20, why, len);
+	if (fd < 0)
 		return -1;
-	}
 	set_timeouts(fd, 1);
 	while (now() < deadline) {
 		msg_init(&m, T_PING, ++seq);
@@ -124,9 +130,11 @@ static int reach_server(int wait_s)
 		}
 	}
 	close(fd);
-	if (ret)
-		fprintf(stderr, "rds-zc-bench: no answer from the server %s in %d s\n",
-			addr_str(&opt.server, name), wait_s);
+	if (ret) {
+		snprintf(why, len, "no answer from the server %s in %d s",
+			 addr_str(&opt.server, name), wait_s);
+		errno = ETIMEDOUT;
+	}
 	return ret;
 }
 
@@ -141,8 +149,8 @@ int run_client(void)
 {
 	int need_server = opt.tests & (TEST_RDMA | TEST_DGRAM | TEST_RECLAIM |
 				       TEST_CONN | TEST_RTT | TEST_STREAM |
-				       TEST_ZC);
-	char host[ADDR_STRLEN], server[ADDR_STRLEN];
+				       TEST_ZC | TEST_TCP);
+	char host[ADDR_STRLEN], server[ADDR_STRLEN], why[256];
 	int d, k, i, j;
 
 	if (need_server && !opt.have_server)
@@ -157,8 +165,13 @@ int run_client(void)
 	/* first: the connection may be cold only now */
 	if (opt.tests & TEST_CONN)
 		conn_point();
-	if (need_server && reach_server(opt.timeout > 60 ? opt.timeout : 60))
+	/* the TCP group reaches its own socket of the server (tcp.c) */
+	if ((need_server & ~TEST_TCP) &&
+	    reach_server(opt.timeout > 60 ? opt.timeout : 60, why,
+			 sizeof(why))) {
+		fprintf(stderr, "rds-zc-bench: %s\n", why);
 		return 1;
+	}
 
 	if ((opt.tests & TEST_RDMA) && opt.have_live_keys)
 		live_keys_get();
@@ -181,23 +194,13 @@ int run_client(void)
 			for (k = 0; k < 2; k++)
 				reclaim_point(k, sizes[i]);
 	}
-	if ((opt.tests & TEST_RTT) && !(opt.tests & TEST_DGRAM))
-		dgram_rtt();
-	if (opt.tests & TEST_DGRAM)
-		dgram_rtt();
-	if (opt.tests & (TEST_DGRAM | TEST_STREAM))
-		for (i = 0; i < opt.dgram_sizes.n; i++)
-			for (j = 0; j < opt.senders.n; j++)
-				dgram_stream(opt.dgram_sizes.v[i],
-					     opt.senders.v[j], opt.zerocopy);
-	if (opt.tests & TEST_ZC) {
-		static const unsigned int sizes[] = { 65536, 1 << 20 };
+	dgram_points(opt.tests & (TEST_RTT | TEST_DGRAM),
+		     opt.tests & (TEST_DGRAM | TEST_STREAM),
+		     opt.tests & TEST_ZC, 0, NULL);
+	if (opt.tests & TEST_TCP)
+		tcp_points();
 
-		for (i = 0; i < (int)ARRAY_SIZE(sizes); i++)
-			dgram_stream(sizes[i], 1, 1);
-	}
-
-	if (need_server) {
+	if (need_server & ~TEST_TCP) {
 		char err[256];
 		int fd = rds_open(&opt.self, 4096, 1 << 20, err, sizeof(err));
 

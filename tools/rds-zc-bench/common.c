@@ -186,10 +186,26 @@ static int set_buf(int fd, int force, int plain, int bytes)
 	return got;
 }
 
+/* The name of a SO_RDS_TRANSPORT value, as --transport takes it. */
+const char *trans_name(int trans)
+{
+	switch (trans) {
+	case RDS_TRANS_IB:
+		return "ib";
+	case RDS_TRANS_TCP:
+		return "tcp";
+	case RDS_TRANS_NONE:
+		return "none";
+	}
+	return "?";
+}
+
 /*
  * An RDS socket bound to addr (port 0 picks one), with room for messages
  * of msg bytes (RDS lets one message take half the send buffer) and a
- * receive buffer of rcv bytes.  -1 with errno and a message in err.
+ * receive buffer of rcv bytes, pinned to opt.trans with SO_RDS_TRANSPORT
+ * unless that is RDS_TRANS_NONE (the option must come before bind()).
+ * -1 with errno and a message in err.
  */
 int rds_open(const union addr *addr, int msg, int rcv,
 	     char *err, size_t errlen)
@@ -210,6 +226,18 @@ int rds_open(const union addr *addr, int msg, int rcv,
 			 snd, msg);
 		close(fd);
 		errno = ENOBUFS;
+		return -1;
+	}
+	if (opt.trans != (int)RDS_TRANS_NONE &&
+	    setsockopt(fd, SOL_RDS, SO_RDS_TRANSPORT, &opt.trans,
+		       sizeof(opt.trans))) {
+		int e = errno;
+
+		snprintf(err, errlen, "SO_RDS_TRANSPORT %s: %s%s",
+			 trans_name(opt.trans), errname(e),
+			 e == ENOPROTOOPT ? " (no such transport loaded)" : "");
+		close(fd);
+		errno = e;
 		return -1;
 	}
 	if (bind(fd, &addr->sa, addr_len(addr))) {

@@ -276,11 +276,21 @@ sync:
  * MSG_ZEROCOPY from a ring of ZC_RING buffers per sender (dgram_rate_zc,
  * dgram_tput_zc; "unsupported" when the kernel refuses it).
  */
+static const char *stream_name(unsigned int size, int zc)
+{
+	return size < 65536 ? (zc ? "dgram_rate_zc" : "dgram_rate") :
+			      (zc ? "dgram_tput_zc" : "dgram_tput");
+}
+
+static const char *stream_unit(unsigned int size)
+{
+	return size < 65536 ? "msg/s" : "MiB/s";
+}
+
 void dgram_stream(unsigned int size, int nthreads, int zc)
 {
-	const char *name = size < 65536 ? (zc ? "dgram_rate_zc" : "dgram_rate") :
-				(zc ? "dgram_tput_zc" : "dgram_tput");
-	const char *unit = size < 65536 ? "msg/s" : "MiB/s";
+	const char *name = stream_name(size, zc);
+	const char *unit = stream_unit(size);
 	struct snd_thread *t = calloc(nthreads, sizeof(*t));
 	double t0 = 0, t1 = 0, secs, rate, mibs;
 	char why[256] = "", extra[160], human[256];
@@ -381,4 +391,46 @@ out:
 	if (ctl >= 0)
 		close(ctl);
 	free(t);
+}
+
+/*
+ * The datagram points in their order: with @rtt the round trip, with
+ * @streams every --dgram-sizes and --senders (with MSG_ZEROCOPY when
+ * --zerocopy), with @zc the zero-copy streams of 64 KiB and 1 MiB, one
+ * sender.  With @why, none runs: each reports that reason instead,
+ * "unsupported" with @unsupported.
+ */
+void dgram_points(int rtt, int streams, int zc, int unsupported,
+		  const char *why)
+{
+	static const unsigned int zc_sizes[] = { 65536, 1 << 20 };
+	unsigned int size;
+	int i, j;
+
+	if (rtt && why) {
+		no_result("dgram_rtt_p50", 64, 1, "us", unsupported, why);
+		no_result("dgram_rtt_p99", 64, 1, "us", unsupported, why);
+	} else if (rtt) {
+		dgram_rtt();
+	}
+	for (i = 0; streams && i < opt.dgram_sizes.n; i++) {
+		for (j = 0; j < opt.senders.n; j++) {
+			size = opt.dgram_sizes.v[i];
+			if (why)
+				no_result(stream_name(size, opt.zerocopy), size,
+					  opt.senders.v[j], stream_unit(size),
+					  unsupported, why);
+			else
+				dgram_stream(size, opt.senders.v[j],
+					     opt.zerocopy);
+		}
+	}
+	for (i = 0; zc && i < (int)ARRAY_SIZE(zc_sizes); i++) {
+		size = zc_sizes[i];
+		if (why)
+			no_result(stream_name(size, 1), size, 1,
+				  stream_unit(size), unsupported, why);
+		else
+			dgram_stream(size, 1, 1);
+	}
 }

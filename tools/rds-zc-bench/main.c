@@ -4,8 +4,9 @@
  * cycle of a storage server, memory registration, and plain datagrams.
  *
  *   rds-zc-bench server -a ADDR [-p PORT] [--once] [--idle SECS]
- *		[--no-fence]
- *   rds-zc-bench client -a ADDR -s SERVER [-p PORT] [--tests LIST] ...
+ *		[--no-fence] [--transport ib|tcp]
+ *   rds-zc-bench client -a ADDR -s SERVER [-p PORT] [--tests LIST]
+ *		[--transport ib|tcp] ...
  *
  * The server binds ADDR:PORT and answers what clients ask, one request per
  * message; it keeps no state but counters.  ADDR and SERVER are IPv4 or
@@ -62,6 +63,15 @@
  *	socket), and every cookie must come back, once, before the clock
  *	stops.  Their RESULT lines carry zc=1.  "unsupported" where the
  *	kernel refuses MSG_ZEROCOPY (the distribution's RDS over IB).
+ * tcp_dgram_* (--tests tcp): the round trip, the streams and the
+ *	zero-copy streams again, from sockets pinned to RDS-over-TCP
+ *	(SO_RDS_TRANSPORT) to a second server on PORT + 1 started with
+ *	--transport tcp (tcp.c).
+ *
+ * --transport pins every socket of the program (server or client) to one
+ * transport with SO_RDS_TRANSPORT before its bind(): ib to go over the
+ * RDMA device even between two addresses of one host (where RDS would
+ * deliver locally), tcp for RDS over TCP.
  *
  * --live-keys N registers N keys more (RDS_GET_MR of one page each) before
  * the RDMA points and holds them until the last one is done: the cost of
@@ -86,6 +96,7 @@ static void print_usage(FILE *f)
 		"usage: rds-zc-bench server -a ADDR [-p PORT] [--once] [--idle SECS]\n"
 		"                          [--no-fence]\n"
 		"       rds-zc-bench client -a ADDR -s SERVER [-p PORT] [options]\n"
+		"  (both: [--transport ib|tcp])\n"
 		"\n"
 		"Measures RDS (AF_RDS) between two hosts: the RDMA cycle of a storage\n"
 		"server (request naming a buffer, RDMA WRITE or READ with its ACK in one\n"
@@ -104,13 +115,15 @@ static void print_usage(FILE *f)
 		"  -n, --ops N            at most N operations per point and thread\n"
 		"                         (default: no limit, only the time)\n"
 		"  -t, --timeout SECS     longest wait for any answer or send (default 30)\n"
-		"      --tests LIST       rdma,reg,dgram,reclaim,conn,rtt,stream,zc\n"
+		"      --tests LIST       rdma,reg,dgram,reclaim,conn,rtt,stream,zc,tcp\n"
 		"                         (default the first four; reg needs no server;\n"
 		"                         conn: the first round trip on a new socket,\n"
 		"                         cold connection; rtt: the 64 B round trip\n"
 		"                         alone; stream: dgram's streams without the\n"
 		"                         rtt; zc: streams of 64 KiB and 1 MiB, one\n"
-		"                         sender, with MSG_ZEROCOPY)\n"
+		"                         sender, with MSG_ZEROCOPY; tcp: dgram and zc\n"
+		"                         again over RDS-over-TCP, to a server on\n"
+		"                         PORT + 1 run with --transport tcp)\n"
 		"      --dirs LIST        RDMA directions: write,read (default both)\n"
 		"      --keys LIST        how the client gets its key: map (RDS_CMSG_RDMA_MAP\n"
 		"                         with RDS_RDMA_USE_ONCE on the request), getmr\n"
@@ -132,6 +145,9 @@ static void print_usage(FILE *f)
 		"      --live-keys N      hold N keys more (RDS_GET_MR of one page each)\n"
 		"                         during the RDMA points; live_keys=N on their\n"
 		"                         RESULT lines (default none)\n"
+		"      --transport ib|tcp every socket pinned to that transport\n"
+		"                         (SO_RDS_TRANSPORT, before bind); default:\n"
+		"                         none, RDS picks by the bound address\n"
 		"      --tag TEXT         appended to every RESULT line (e.g. round=2)\n"
 		"      --rcvbuf BYTES     server: SO_RCVBUF (default 16M)\n"
 		"      --once             server: exit after the client's BYE\n"
@@ -250,6 +266,7 @@ enum {
 	O_TESTS = 256, O_DIRS, O_KEYS, O_SIZES, O_INFLIGHT, O_REG_SIZE,
 	O_REG_THREADS, O_SENDERS, O_TAG, O_RCVBUF, O_ONCE, O_IDLE,
 	O_LIVE_KEYS, O_NO_FENCE, O_REG_KINDS, O_DGRAM_SIZES, O_ZEROCOPY,
+	O_TRANSPORT,
 };
 
 static const struct option long_opts[] = {
@@ -276,6 +293,7 @@ static const struct option long_opts[] = {
 	{ "live-keys", required_argument, NULL, O_LIVE_KEYS },
 	{ "no-fence", no_argument, NULL, O_NO_FENCE },
 	{ "zerocopy", no_argument, NULL, O_ZEROCOPY },
+	{ "transport", required_argument, NULL, O_TRANSPORT },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -284,7 +302,7 @@ static void parse_options(int argc, char **argv)
 {
 	static const char * const tests[] = {
 		"rdma", "reg", "dgram", "reclaim", "conn", "rtt", "stream",
-		"zc",
+		"zc", "tcp",
 	};
 	static const char * const reg_kinds[] = { "pair", "inv" };
 	static const char * const dirs[] = { "write", "read" };
@@ -305,6 +323,7 @@ static void parse_options(int argc, char **argv)
 	opt.reg_kinds = 3;
 	opt.reg_size = 4096;
 	opt.bufsize = 16 << 20;
+	opt.trans = RDS_TRANS_NONE;
 
 	while ((c = getopt_long(argc, argv, "a:s:p:T:n:t:h", long_opts,
 				NULL)) != -1) {
@@ -340,7 +359,7 @@ static void parse_options(int argc, char **argv)
 			break;
 		case O_TESTS:
 			opt.tests = parse_names(optarg, tests, ARRAY_SIZE(tests),
-						"--tests takes rdma,reg,dgram,reclaim,conn,rtt,stream,zc: %s");
+						"--tests takes rdma,reg,dgram,reclaim,conn,rtt,stream,zc,tcp: %s");
 			break;
 		case O_DIRS:
 			opt.dirs = parse_names(optarg, dirs, ARRAY_SIZE(dirs),
@@ -399,6 +418,15 @@ static void parse_options(int argc, char **argv)
 		case O_ZEROCOPY:
 			opt.zerocopy = 1;
 			break;
+		case O_TRANSPORT:
+			if (!strcmp(optarg, "ib"))
+				opt.trans = RDS_TRANS_IB;
+			else if (!strcmp(optarg, "tcp"))
+				opt.trans = RDS_TRANS_TCP;
+			else
+				bad_usage("--transport takes ib or tcp: %s",
+					  optarg);
+			break;
 		case O_IDLE:
 			v = parse_num(optarg);
 			if (v < 1 || v > INT_MAX)
@@ -420,6 +448,9 @@ static void parse_options(int argc, char **argv)
 			exit(2);
 		}
 	}
+	/* the TCP group's server listens on PORT + 1 */
+	if ((opt.tests & TEST_TCP) && port == 65535)
+		bad_usage("%s", "--tests tcp needs a PORT below 65535");
 	addr_set_port(&opt.self, 0);
 	addr_set_port(&opt.server, port);
 	if (!opt.have_self)

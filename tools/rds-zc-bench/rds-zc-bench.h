@@ -15,6 +15,7 @@
  *   reclaim.c	reclaim_notify, reclaim_barrier
  *   dgram.c	dgram_rtt_p50, dgram_rtt_p99, dgram_rate, dgram_tput,
  *		dgram_rate_zc, dgram_tput_zc
+ *   tcp.c	the datagram points again over RDS-over-TCP: tcp_dgram_*
  */
 #ifndef RDS_ZC_BENCH_H
 #define RDS_ZC_BENCH_H
@@ -173,6 +174,10 @@ struct options {
 	int no_fence;			/* server: READs without RDS_RDMA_FENCE */
 	int idle;
 	int zerocopy;			/* the streams with MSG_ZEROCOPY */
+	int trans;			/* SO_RDS_TRANSPORT of every socket
+					 * before its bind; RDS_TRANS_NONE:
+					 * none, RDS picks by the address
+					 */
 	const char *tag;
 };
 
@@ -186,6 +191,7 @@ extern struct options opt;
 #define TEST_RTT	0x20	/* dgram_rtt alone */
 #define TEST_STREAM	0x40	/* dgram_stream alone */
 #define TEST_ZC		0x80	/* zero-copy streams, 64 KiB and 1 MiB */
+#define TEST_TCP	0x100	/* the datagram points over TCP (tcp.c) */
 
 #define RECLAIM_DEPTH	16	/* operations per batch of the reclaim points */
 
@@ -221,6 +227,7 @@ size_t page_round(size_t len);
 void raise_memlock(void);
 int timed_out(int err);
 void set_timeouts(int fd, int secs);
+const char *trans_name(int trans);
 int rds_open(const union addr *addr, int msg, int rcv, char *err,
 	     size_t errlen);
 void msg_init(struct bench_msg *m, int type, uint64_t seq);
@@ -241,6 +248,7 @@ int run_server(void);
 /* client.c */
 extern int failures;
 extern char live_field[40];
+extern const char *point_prefix, *point_note;
 void result(const char *name, unsigned long size, int inflight,
 	    double value, const char *unit, const char *extra,
 	    const char *human);
@@ -251,6 +259,7 @@ long wait_answer(int fd, void *buf, size_t len, int type, uint64_t seq,
 		 int secs);
 int ask(int fd, int type, int answer, uint64_t seq, void *reply, size_t len);
 int cmp_double(const void *a, const void *b);
+int reach_server(int wait_s, char *why, size_t len);
 int run_client(void);
 
 /* the points, one file each */
@@ -262,5 +271,8 @@ void reg_point(int inv, int nthreads);
 void reclaim_point(int barrier, unsigned int size);
 void dgram_rtt(void);
 void dgram_stream(unsigned int size, int nthreads, int zc);
+void dgram_points(int rtt, int streams, int zc, int unsupported,
+		  const char *why);
+void tcp_points(void);
 
 #endif /* RDS_ZC_BENCH_H */

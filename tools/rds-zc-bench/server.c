@@ -150,7 +150,9 @@ int run_server(void)
 	fd = rds_open(&opt.self, 4096, opt.bufsize, err, sizeof(err));
 	if (fd < 0)
 		die("%s", err);
-	printf("rds-zc-bench server on %s%s%s\n", addr_str(&opt.self, name),
+	printf("rds-zc-bench server on %s%s%s%s%s\n", addr_str(&opt.self, name),
+	       opt.trans == (int)RDS_TRANS_NONE ? "" : " over ",
+	       opt.trans == (int)RDS_TRANS_NONE ? "" : trans_name(opt.trans),
 	       opt.once ? ", until the client's BYE" : "",
 	       opt.no_fence ? ", READs without RDS_RDMA_FENCE" : "");
 	fflush(stdout);
