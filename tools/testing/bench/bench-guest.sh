@@ -3,18 +3,34 @@
 #
 # bench-guest.sh - the guest half of "make bench" (tools/testing/bench/
 # bench.sh), run in every guest of a tools/testing/vm/vm-run.sh boot (two
-# guests, or two to N for "scale"):
+# guests, two to N for "scale", one for "onehost"):
 #
 #   bench-guest.sh rds SECS [--points OPTIONS] SET...
 #	one rds-zc-bench run per SET (ours or distro), in that order:
-#	node 1 runs the server, node 2 the client with -T SECS.  Between
+#	node 1 runs the server, node 2 the client with -T SECS.  When the
+#	client's --tests include tcp, node 1 also runs a second server on
+#	port 18701 with --transport tcp (the TCP datagram points).  Between
 #	two runs of different sets both guests unload the RDS modules they
 #	hold and load the other set (the two register PF_RDS, so a guest
 #	holds one at a time); the first SET must be the one vm-run.sh
 #	loaded (--modules).  If a swap fails, the runs left are not made
 #	and the host runs them in a fresh boot.  OPTIONS, one argument,
 #	are the client's point options; empty: all points (the client's
-#	default tests and zc, the zero-copy datagram streams).
+#	default tests, zc, the zero-copy datagram streams, and tcp, the
+#	datagram points over RDS-over-TCP).
+#   bench-guest.sh onehost SECS ROUNDS
+#	RDMA between two sockets of ONE guest (vm-run.sh --guests 1),
+#	ROUNDS rounds of both module sets, ours first (ours distro |
+#	distro ours | ...; the guest swaps modules between sets).  Per set
+#	two paths, a server and a client each, the x1 RDMA WRITE cycle by
+#	MAP at 4 KiB and 64 KiB: "local", 127.0.0.1 <- 127.0.0.2, unpinned
+#	(ours: local delivery, the RDMA a kernel copy; the distribution's
+#	refuses it); "device", 10.254.3.3 <- 10.254.3.4 on a veth pair
+#	with an rxe device on each end, both sockets pinned to IB
+#	(--transport ib): over the device.  A device run of ours must move
+#	both devices' sent_pkts.  Output run-K-SET-PATH.txt; a run
+#	without a RESULT line (the client never reached its server) gets
+#	value=error lines with the client's last words.
 #   bench-guest.sh verbs SECS [ROUNDS]
 #	the raw-verbs ceiling with Debian's perftest over the same rxe link:
 #	ib_write_bw and ib_read_bw (-R, rdma_cm) for each size and depth of
@@ -116,9 +132,11 @@ wait_file() {
 
 mode=${1:-}
 secs=${2:-2}
-shift 2 2>/dev/null || { echo "Bail out! usage: bench-guest.sh rds|verbs|keys|scale|profile SECS ..."; exit 2; }
+shift 2 2>/dev/null || { echo "Bail out! usage: bench-guest.sh rds|verbs|onehost|keys|scale|profile SECS ..."; exit 2; }
 
-if [ "$mode" = scale ]; then
+if [ "$mode" = onehost ]; then
+	:	# one guest is enough; node 1 runs it
+elif [ "$mode" = scale ]; then
 	if [ "${RDS_NODES:-0}" -lt 2 ]; then
 		echo "1..0 # SKIP the all-to-all run needs vm-run.sh --guests 2 or more"
 		exit 0
@@ -134,8 +152,8 @@ if [ "${1:-}" = --points ]; then
 	read -r -a points <<< "${2:-}"
 	shift 2
 fi
-# all points: the client's default tests and the zero-copy streams
-[ "${#points[@]}" -gt 0 ] || points=(--tests "rdma,reg,dgram,reclaim,zc")
+# all points: the client's default tests, the zero-copy streams, TCP
+[ "${#points[@]}" -gt 0 ] || points=(--tests "rdma,reg,dgram,reclaim,zc,tcp")
 
 # Messages of 1 MiB need socket buffers over twice that size.
 sysctl -q -w net.core.wmem_max=67108864 net.core.rmem_max=67108864
@@ -159,34 +177,69 @@ swap() {
 	[ "$st" = ok ] && [ "$(cat "$peer_results/swap-$k" 2>/dev/null)" = ok ]
 }
 
+# srv_start OUT [SERVER OPTIONS...]: a server on this guest's address,
+# its output in OUT, its pid in srv.
+srv_start() {
+	local out=$1
+
+	shift
+	# --idle: gone by itself if the client dies without its BYE
+	"$bench" server -a "$RDS_ADDR" "$@" --once --idle 300 > "$out" 2>&1 &
+	srv=$!
+	wait_file "$out" "rds-zc-bench server on" 60 ||
+		echo "# server $k: not started: $(head -c 300 "$out")"
+}
+
+# srv_end K SET WHAT PID OUT: the end of a server of run K (the client's
+# BYE ended it; if not, end it now), reported as WHAT.
+srv_end() {
+	local k=$1 set=$2 what=$3 pid=$4 out=$5 rc
+
+	kill "$pid" 2>/dev/null
+	wait "$pid"
+	rc=$?
+	sed "s/^/# $what: /" "$out" | head -n 20
+	# status 1 after the BYE: some RDMAs failed, which the client's
+	# points report; anything else is the server's own failure
+	if grep -q "rds-zc-bench server: done" "$out" && [ "$rc" -le 1 ]; then
+		emit ok "run $k ($set): $what # $(grep -c 'RDMA .* failed, status' "$out") RDMA(s) failed"
+	else
+		emit "not ok" "run $k ($set): $what # status $rc, no BYE from the client"
+	fi
+}
+
 # run_rds K NAME TAG [CLIENT OPTIONS...]: one rds-zc-bench run, server on
-# node 1, client on node 2 with those options and --tag TAG.
+# node 1 (and the TCP group's, over TCP on port 18701), client on node 2
+# with those options and --tag TAG.
 run_rds() {
-	local k=$1 set=$2 tag=$3 srv rc out
+	local k=$1 set=$2 tag=$3 srv msrv=0 tsrv=0 rc out i
+	local main_group=1 tcp_group=0
 
 	shift 3
+	# The TCP group (--tests tcp) needs its own server on port 18700 + 1,
+	# the other tests the one on 18700: the client says BYE to each it
+	# used.
+	for ((i = 1; i < $#; i++)); do
+		[ "${!i}" = --tests ] || continue
+		i=$((i + 1))
+		[[ ,${!i}, == *,tcp,* ]] && tcp_group=1
+		[[ ${!i} =~ ^tcp(,tcp)*$ ]] && main_group=0
+	done
 
 	if [ "$RDS_NODE" = 1 ]; then
 		out=$RESULTS/server-$k-$set.txt
-		# --idle: gone by itself if the client dies without its BYE
-		"$bench" server -a "$RDS_ADDR" --once --idle 300 > "$out" 2>&1 &
-		srv=$!
-		wait_file "$out" "rds-zc-bench server on" 60 ||
-			echo "# server $k: not started: $(head -c 300 "$out")"
+		if [ "$main_group" = 1 ]; then
+			srv_start "$out"
+			msrv=$srv
+		fi
+		if [ "$tcp_group" = 1 ]; then
+			srv_start "$out.tcp" -p 18701 --transport tcp
+			tsrv=$srv
+		fi
 		meet "run-$k" 300
 		meet "run-$k-done" 7200
-		# the client's BYE ended it; if not, end it now
-		kill "$srv" 2>/dev/null
-		wait "$srv"
-		rc=$?
-		sed 's/^/# server: /' "$out" | head -n 20
-		# status 1 after the BYE: some RDMAs failed, which the client's
-		# points report; anything else is the server's own failure
-		if grep -q "rds-zc-bench server: done" "$out" && [ "$rc" -le 1 ]; then
-			emit ok "run $k ($set): server # $(grep -c 'RDMA .* failed, status' "$out") RDMA(s) failed"
-		else
-			emit "not ok" "run $k ($set): server # status $rc, no BYE from the client"
-		fi
+		[ "$msrv" = 0 ] || srv_end "$k" "$set" server "$msrv" "$out"
+		[ "$tsrv" = 0 ] || srv_end "$k" "$set" "TCP server" "$tsrv" "$out.tcp"
 	else
 		out=$RESULTS/run-$k-$set.txt
 		meet "run-$k" 300
@@ -222,6 +275,145 @@ if [ "$mode" = rds ]; then
 		fi
 		run_rds "$k" "$set" "modules=$set run=$k" "${points[@]}"
 	done
+	finish
+fi
+
+# -------------------------------------------------------------- onehost
+OH_A=10.254.3.3		# the server's end of the veth pair
+OH_B=10.254.3.4		# the client's
+
+# oh_dev_down, oh_dev_up: the veth pair bhoh0 - bhoh1 with OH_A and OH_B,
+# routes and permanent neighbours to each other, accept_local and no
+# reverse-path filter (frames between two local addresses must be taken),
+# and an rxe device on each end.
+oh_dev_down() {
+	rdma link del bhoh_rxe0 2> /dev/null
+	rdma link del bhoh_rxe1 2> /dev/null
+	ip link del bhoh0 2> /dev/null
+	return 0
+}
+
+oh_dev_up() {
+	local i
+
+	oh_dev_down
+	modprobe veth && modprobe rdma_rxe &&
+		ip link add bhoh0 type veth peer name bhoh1 &&
+		ip link set bhoh0 up && ip link set bhoh1 up &&
+		sysctl -qw net.ipv4.conf.bhoh0.accept_local=1 \
+			net.ipv4.conf.bhoh1.accept_local=1 \
+			net.ipv4.conf.bhoh0.rp_filter=0 \
+			net.ipv4.conf.bhoh1.rp_filter=0 \
+			net.ipv4.conf.all.rp_filter=0 &&
+		ip addr add "$OH_A/32" dev bhoh0 && ip addr add "$OH_B/32" dev bhoh1 &&
+		ip route add "$OH_B/32" dev bhoh0 && ip route add "$OH_A/32" dev bhoh1 &&
+		ip neigh add "$OH_B" lladdr "$(cat /sys/class/net/bhoh1/address)" \
+			dev bhoh0 nud permanent &&
+		ip neigh add "$OH_A" lladdr "$(cat /sys/class/net/bhoh0/address)" \
+			dev bhoh1 nud permanent &&
+		rdma link add bhoh_rxe0 type rxe netdev bhoh0 &&
+		rdma link add bhoh_rxe1 type rxe netdev bhoh1 || return 1
+	for ((i = 0; i < 100; i++)); do
+		rdma link show bhoh_rxe0/1 2> /dev/null | grep -q ACTIVE &&
+			rdma link show bhoh_rxe1/1 2> /dev/null | grep -q ACTIVE &&
+			return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# oh_sent: both devices' sent_pkts, "N0 N1".
+oh_sent() {
+	echo "$(cat /sys/class/infiniband/bhoh_rxe0/ports/1/hw_counters/sent_pkts 2> /dev/null || echo 0)" \
+		"$(cat /sys/class/infiniband/bhoh_rxe1/ports/1/hw_counters/sent_pkts 2> /dev/null || echo 0)"
+}
+
+# oh_run K SET PATH ROUND: one server and one client in this guest.
+oh_run() {
+	local k=$1 set=$2 path=$3 round=$4 sa ca srv rc out sout why
+	local pin=() s0 s1 d0 d1 size
+
+	case $path in
+	local) sa=127.0.0.1 ca=127.0.0.2 ;;
+	device) sa=$OH_A ca=$OH_B pin=(--transport ib) ;;
+	esac
+	out=$RESULTS/run-$k-$set-$path.txt
+	sout=$RESULTS/server-$k-$set-$path.txt
+	read -r s0 s1 <<< "$(oh_sent)"
+	"$bench" server -a "$sa" "${pin[@]}" --once --idle 300 > "$sout" 2>&1 &
+	srv=$!
+	wait_file "$sout" "rds-zc-bench server on" 60 ||
+		echo "# server $k: not started: $(head -c 300 "$sout")"
+	"$bench" client -a "$ca" -s "$sa" "${pin[@]}" -T "$secs" -t 15 \
+		--tests rdma --dirs write --keys map --sizes 4K,64K --inflight 1 \
+		--tag "modules=$set path=$path run=$k round=$round" > "$out" 2>&1
+	rc=$?
+	kill "$srv" 2> /dev/null
+	wait "$srv" 2> /dev/null
+	read -r d0 d1 <<< "$(oh_sent)"
+	d0=$((d0 - s0))
+	d1=$((d1 - s1))
+	if ! grep -q '^RESULT ' "$out"; then
+		why=$(grep -v '^#' "$out" | tail -n 1 | tr -d '"')
+		for size in 4096 65536; do
+			echo "RESULT name=rdma_write_map size=$size inflight=1 value=error unit=MiB/s reason=\"${why:-no output, status $rc}\" modules=$set path=$path run=$k round=$round"
+		done >> "$out"
+	fi
+	sed 's/^/# /' "$out"
+	if [ "$rc" -gt 1 ]; then
+		emit "not ok" "run $k ($set, $path): client # status $rc"
+	elif [ "$set" = ours ] && [ "$path" = device ] &&
+	     { [ "$d0" -le 0 ] || [ "$d1" -le 0 ]; }; then
+		emit "not ok" "run $k ($set, $path): the RDMA went over both rxe devices # sent_pkts +$d0, +$d1"
+	else
+		emit ok "run $k ($set, $path): $(grep -c 'value=error' "$out") point(s) failed, $(grep -c 'value=unsupported' "$out") unsupported; sent_pkts +$d0, +$d1"
+	fi
+}
+
+# oh_swap FROM TO: this guest unloads FROM and loads TO.
+oh_swap() {
+	local out
+
+	out=$(RDS_MODULES=$1 rds_modules_unload 2>&1 &&
+	      RDS_MODULES=$2 RDS_MODULE_DIR=$RDS_MODULE_DIR rds_modules_load 2>&1)
+	local st=$?
+	[ -z "$out" ] || echo "# $out"
+	return $st
+}
+
+if [ "$mode" = onehost ]; then
+	rounds=${1:-3}
+	if [ "$RDS_NODE" != 1 ]; then
+		echo "1..0 # SKIP the one-host runs are node 1's"
+		exit 0
+	fi
+	if ! oh_dev_up; then
+		oh_dev_down
+		emit "not ok" "a veth pair with an rxe device on each end"
+		finish
+	fi
+	emit ok "veth pair bhoh0 ($OH_A) - bhoh1 ($OH_B), rxe devices bhoh_rxe0 and bhoh_rxe1"
+	current=$RDS_MODULES
+	k=0
+	for ((r = 1; r <= rounds; r++)); do
+		if ((r % 2)); then sets="ours distro"; else sets="distro ours"; fi
+		for set in $sets; do
+			if [ "$set" != "$current" ]; then
+				if ! oh_swap "$current" "$set"; then
+					emit "not ok" "swap $current -> $set in round $r"
+					oh_dev_down
+					finish
+				fi
+				emit ok "swap $current -> $set in round $r"
+				current=$set
+			fi
+			for path in local device; do
+				k=$((k + 1))
+				oh_run "$k" "$set" "$path" "$r"
+			done
+		done
+	done
+	oh_dev_down
 	finish
 fi
 

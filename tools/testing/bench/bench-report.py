@@ -15,7 +15,14 @@ medians.  The raw-verbs ceiling of a figure is the best median of the
 raw-verbs phases (higher, or lower for latencies), marked with its CPU
 count.
 
-Two more sections when their phases ran: live keys (RESULTS_DIR/keys/
+The datagram points over RDS-over-TCP (tcp_dgram_*, rds-zc-bench --tests
+tcp) are rows of the main table, ours against the distribution's.
+
+Three more sections when their phases ran: one host (RESULTS_DIR/
+onehost/guest1/run-*.txt, tagged modules= and path=local or device: the
+RDMA cycle between two sockets of one guest, ours on local delivery and
+over the device, the distribution's over the device, ratios to the
+distribution's over the device), live keys (RESULTS_DIR/keys/
 guest2/run-*.txt, RESULT lines with live_keys=N: the cycle with N keys
 held against none, as a ratio of cycle times) and all to all
 (RESULTS_DIR/scale-gN/guestK/: mem-{0,1,2}.txt, conn-J.txt,
@@ -66,6 +73,17 @@ def figures():
     for size in (4096, 65536):
         for name in ("reclaim_notify", "reclaim_barrier"):
             out.append((name, size, 16, None))
+    # the datagram points again over RDS-over-TCP (--tests tcp)
+    out.append(("tcp_dgram_rtt_p50", 64, 1, None))
+    out.append(("tcp_dgram_rtt_p99", 64, 1, None))
+    for size in (64, 4096):
+        for senders in (1, 16):
+            out.append(("tcp_dgram_rate", size, senders, None))
+    for size in (65536, 1 << 20):
+        for senders in (1, 16):
+            out.append(("tcp_dgram_tput", size, senders, None))
+    for size in (65536, 1 << 20):
+        out.append(("tcp_dgram_tput_zc", size, 1, None))
     return out
 
 
@@ -123,6 +141,11 @@ class Cell:
             return "failed"
         return "not measured"
 
+    def why(self):
+        """What the rounds without a value said, the first of them."""
+        reasons = self.errors + self.unsupported
+        return reasons[0] if reasons else ""
+
     def text(self):
         if not self.values:
             if self.unsupported:
@@ -158,6 +181,8 @@ def size_str(size):
 
 
 def label(name, size, inflight):
+    if name.startswith("tcp_"):
+        return "TCP " + label(name[4:], size, inflight)
     if name.startswith("rdma_"):
         _, op, key = name.split("_")
         return f"RDMA {op.upper()} key={key} {size_str(size)} x{inflight}"
@@ -223,6 +248,91 @@ def best_raw(cells, fig):
             if (cell.median() < best.median()) == lower:
                 best = cell
     return best
+
+
+# ---------------------------------------------------------------- one host
+
+ONEHOST_PATHS = (("ours", "local"), ("ours", "device"), ("distro", "device"),
+                 ("distro", "local"))
+
+
+def load_onehost(res):
+    """cells[(set, path, name, size, inflight)] from the one-host phase."""
+    cells = {}
+    for path in sorted(glob.glob(os.path.join(res, "onehost*", "guest1",
+                                              "run-*.txt"))):
+        with open(path, errors="replace") as f:
+            for line in f:
+                kv = parse_result(line)
+                if not kv or kv.get("modules") not in ("ours", "distro") or \
+                        kv.get("path") not in ("local", "device"):
+                    continue
+                key = (kv["modules"], kv["path"], kv["name"], int(kv["size"]),
+                       int(kv["inflight"]))
+                cells.setdefault(key, Cell()).add(kv)
+    return cells
+
+
+def onehost_rows(cells):
+    """CSV rows: per figure, ours local and ours over the device, each
+    against the distribution's over the device."""
+    rows = []
+    figs = sorted({k[2:] for k in cells}, key=lambda k: (k[0], k[1], k[2]))
+    for name, size, inflight in figs:
+        base = cells.get(("distro", "device", name, size, inflight), Cell())
+        for path in ("local", "device"):
+            ours = cells.get(("ours", path, name, size, inflight), Cell())
+            if not ours.rounds():
+                continue
+            how = "local delivery" if path == "local" else "over the device"
+            rows.append({"name": f"onehost_{name}_{path}", "size": size,
+                         "inflight": inflight, "unit": ours.unit or base.unit,
+                         "label": f"one host, ours {how} vs distro over the "
+                                  f"device: {label(name, size, inflight)}",
+                         "ours": ours, "distro": base, "raw": None,
+                         "od": ratio(ours.median(), base.median()),
+                         "or": None})
+    return rows
+
+
+def onehost_cell(c):
+    """A cell of the one-host table: the figures, or why there are none."""
+    if c.values or not c.rounds():
+        return c.text()
+    what = "unsupported" if c.unsupported and not c.errors else "FAILED"
+    why = c.why()
+    if len(why) > 90:
+        why = why[:87] + "..."
+    return f"{what}: {why}" if why else what
+
+
+def onehost_table(cells, env):
+    if not cells:
+        return []
+    out = ["", "One host (one guest): a server and a client of the same guest, "
+           f"{env.get('rounds', '?')} rounds of {env.get('point_secs', '?')} s "
+           "per point, the sets alternating.  local: 127.0.0.1 <- 127.0.0.2, "
+           "no device (ours: local delivery, the RDMA a kernel copy); device: "
+           "10.254.3.3 <- 10.254.3.4, two ends of a veth pair with an rxe "
+           "device each, both sockets pinned to IB (SO_RDS_TRANSPORT).  "
+           "Ratios: ours over the distribution's over the device.", ""]
+    head = ("figure", "unit", "ours local", "ours device", "distro device",
+            "distro local", "local/distro", "device/distro")
+    body = []
+    figs = sorted({k[2:] for k in cells}, key=lambda k: (k[0], k[1], k[2]))
+    for name, size, inflight in figs:
+        c = {p: cells.get(p + (name, size, inflight), Cell())
+             for p in ONEHOST_PATHS}
+        base = c[("distro", "device")].median()
+        unit = next((x.unit for x in c.values() if x.unit), "")
+        q = [ratio(c[("ours", p)].median(), base) for p in ("local", "device")]
+        body.append((label(name, size, inflight), unit,
+                     onehost_cell(c[("ours", "local")]),
+                     onehost_cell(c[("ours", "device")]),
+                     onehost_cell(c[("distro", "device")]),
+                     onehost_cell(c[("distro", "local")]),
+                     *("-" if x is None else f"{x:.2f}" for x in q)))
+    return out + columns(head, body, 2)
 
 
 # --------------------------------------------------------------- live keys
@@ -701,6 +811,19 @@ def make_table(rows, env, notes, extra=()):
     if zc:
         out += ["", "Zero-copy datagrams, ours: MSG_ZEROCOPY against copied "
                 "sends, one sender: " + ", ".join(zc)]
+    zc = []
+    for size in (65536, 1 << 20):
+        c = by3.get(("tcp_dgram_tput", size, 1))
+        z = by3.get(("tcp_dgram_tput_zc", size, 1))
+        if not (c and z):
+            continue
+        for s in ("ours", "distro"):
+            q = ratio(z[s].median(), c[s].median())
+            if q is not None:
+                zc.append(f"{s} {size_str(size)} {q:.2f}x")
+    if zc:
+        out += ["", "Zero-copy datagrams over TCP: MSG_ZEROCOPY against "
+                "copied sends, one sender: " + ", ".join(zc)]
     out += list(extra)
     if notes:
         out += ["", "Bench warnings (vm-run.sh checks that failed; see the logs):"]
@@ -853,17 +976,21 @@ def main():
             "od": ratio(ours.median(), distro.median()),
             "or": ratio(ours.median(), rawc.median()) if rawc else None,
         })
+    ocells = load_onehost(res)
+    orows = onehost_rows(ocells)
+    measured += sum(len(c.values) for c in ocells.values())
     krows = keys_rows(res)
     runs = load_scale(res)
     srows = scale_rows(runs)
     for r in krows + srows:
         if not r["name"].endswith(("_ratio", "_growth")):
             measured += len(r["ours"].values)
-    extra = keys_table(krows, env) + scale_table(runs, env)
+    extra = (onehost_table(ocells, env) + keys_table(krows, env) +
+             scale_table(runs, env))
     table = make_table(rows, env, kernel_log_notes(res), extra)
     with open(os.path.join(res, "table.txt"), "w") as f:
         f.write(table)
-    write_csv(os.path.join(res, "results.csv"), rows + krows + srows)
+    write_csv(os.path.join(res, "results.csv"), rows + orows + krows + srows)
     chart = False
     # the chart's panels need the RDMA cycles: none for a focused run
     # of other points

@@ -4,11 +4,13 @@
 # bench.sh - "make bench": the project's RDS modules against the
 # distribution's, side by side, and the raw-verbs ceiling, on the qemu
 # bench (two guests booting Debian's 6.1 kernel, linked by soft-RoCE);
+# RDMA between two sockets of one guest, ours and the distribution's;
 # then ours alone with 10,000 live keys, and all to all on 2 to 4 guests.
 #
 # Usage: tools/testing/bench/bench.sh [--rounds N] [--time SECS]
 #		[--kernel SERIES] [--verbs-smp LIST] [--verbs-rounds N]
-#		[--no-verbs] [--no-keys] [--no-scale] [--only PHASES]
+#		[--no-verbs] [--no-onehost] [--no-keys] [--no-scale]
+#		[--only PHASES]
 #		[--points OPTIONS] [--live-keys N] [--keys-pool N]
 #		[--keys-time SECS] [--scale-guests LIST] [--scale-time SECS]
 #		[--scale-size BYTES] [--scale-depth N] [--results DIR]
@@ -22,17 +24,20 @@
 #                    see Documentation/networking/rds_zc-bench.rst)
 #   --verbs-rounds N rounds of each raw-verbs phase (default 2)
 #   --no-verbs       leave the raw-verbs phase out
+#   --no-onehost     leave the one-host phase out
 #   --no-keys        leave the live-keys phase out
 #   --no-scale       leave the all-to-all phase out
 #   --only PHASES    run only these phases, comma-separated: rds, verbs,
-#                    keys, scale (e.g. --only scale)
+#                    onehost, keys, scale (e.g. --only scale)
 #   --points OPTIONS rds-zc-bench client options that choose the points,
 #                    in one argument (e.g. --points "--tests rdma --keys
 #                    map"): a focused comparison of ours and distro; the
 #                    table has those rows only.  The datagram streams with
 #                    and without MSG_ZEROCOPY: --only rds --points "--tests
-#                    stream,zc --dgram-sizes 64K,1M --senders 1".  Default:
-#                    the client's default tests and zc
+#                    stream,zc --dgram-sizes 64K,1M --senders 1"; the
+#                    datagram points over RDS-over-TCP alone: --only rds
+#                    --points "--tests tcp".  Default: the client's
+#                    default tests, zc and tcp
 #   --live-keys N    keys the live-keys phase holds (default 10000)
 #   --keys-pool N    rds_zc_ib fmr_pool_size in that phase (default 16384)
 #   --keys-time SECS length of its points (default 3); --rounds rounds
@@ -55,19 +60,27 @@
 #      --verbs-smp.  perftest busy-polls its completion queue, which on a
 #      one-CPU guest competes with rxe's own work; the ceiling of a figure
 #      is the best any of these phases measured.
-#   3. keys: ours only; both guests load rds_zc_ib again with a larger
+#   3. onehost: one guest (vm-run.sh --guests 1), --rounds rounds of
+#      ours and the distribution's, alternating, the guest swapping
+#      modules: the x1 RDMA WRITE cycle by MAP at 4 KiB and 64 KiB
+#      between a server and a client of that guest, on 127.0.0.1 and
+#      127.0.0.2 (ours: local delivery, a kernel copy) and between the
+#      two ends of a veth pair with an rxe device each, both sockets
+#      pinned to IB (over the device) (bench-guest.sh onehost).
+#   4. keys: ours only; both guests load rds_zc_ib again with a larger
 #      fmr_pool_size, then --rounds rounds of the x1 RDMA WRITE cycle by
 #      MAP at 4 KiB and 64 KiB with 0 and with --live-keys keys held by
 #      the client (rds-zc-bench --live-keys), alternating.
-#   4. scale-gN: ours, N guests on one udp-hub segment (vm-run.sh --hub),
+#   5. scale-gN: ours, N guests on one udp-hub segment (vm-run.sh --hub),
 #      for each N of --scale-guests: every guest sets up a connection to
 #      every other (timing the first round trip), samples its memory and
 #      RDMA resources before and after, then streams RDMA WRITEs to every
 #      other at once (bench-guest.sh scale).
 # Then tools/testing/bench/bench-report.py prints the table (median
-# [min-max] per figure: ours, distro, raw verbs, ours/distro, ours/raw) and
-# writes results.csv, table.txt, chart.png (gnuplot) and env.txt into the
-# results folder.
+# [min-max] per figure: ours, distro, raw verbs, ours/distro, ours/raw; the
+# TCP datagram points among them), the one-host, live-keys and all-to-all
+# sections, and writes results.csv, table.txt, chart.png (gnuplot) and
+# env.txt into the results folder.
 #
 # Absolute figures are emulation figures (qemu TCG on the host's CPUs); the
 # ratios measured in one run are the result.  Not part of "make check".
@@ -84,6 +97,7 @@ kernel=6.1
 verbs_smp=1,2
 verbs_rounds=2
 verbs=1
+onehost=1
 keys=1
 scale=1
 rds=1
@@ -111,6 +125,7 @@ while [ $# -gt 0 ]; do
 	--verbs-smp) verbs_smp=${2:?}; shift 2 ;;
 	--verbs-rounds) verbs_rounds=${2:?}; shift 2 ;;
 	--no-verbs) verbs=0; shift ;;
+	--no-onehost) onehost=0; shift ;;
 	--no-keys) keys=0; shift ;;
 	--no-scale) scale=0; shift ;;
 	--only) only=${2:?}; shift 2 ;;
@@ -139,11 +154,12 @@ done
 [[ $scale_size =~ ^[1-9][0-9]*$ ]] || { echo "bench: --scale-size takes bytes" >&2; exit 2; }
 [[ $scale_depth =~ ^[1-9][0-9]*$ ]] || { echo "bench: --scale-depth takes a number >= 1" >&2; exit 2; }
 if [ -n "$only" ]; then
-	[[ $only =~ ^(rds|verbs|keys|scale)(,(rds|verbs|keys|scale))*$ ]] ||
-		{ echo "bench: --only takes rds, verbs, keys, scale, comma-separated" >&2; exit 2; }
-	rds=0 verbs=0 keys=0 scale=0
+	[[ $only =~ ^(rds|verbs|onehost|keys|scale)(,(rds|verbs|onehost|keys|scale))*$ ]] ||
+		{ echo "bench: --only takes rds, verbs, onehost, keys, scale, comma-separated" >&2; exit 2; }
+	rds=0 verbs=0 onehost=0 keys=0 scale=0
 	[[ ,$only, == *,rds,* ]] && rds=1
 	[[ ,$only, == *,verbs,* ]] && verbs=1
+	[[ ,$only, == *,onehost,* ]] && onehost=1
 	[[ ,$only, == *,keys,* ]] && keys=1
 	[[ ,$only, == *,scale,* ]] && scale=1
 fi
@@ -195,7 +211,7 @@ start=$(date +%s)
 	echo "link=soft-RoCE (rdma_rxe) over qemu netdevs (two guests: -netdev stream on a unix socket; more: -netdev socket to a UDP hub on the host's loopback)"
 	echo "accel=qemu TCG"
 	phases=
-	for ph in rds verbs keys scale; do
+	for ph in rds verbs onehost keys scale; do
 		[ "${!ph}" = 1 ] && phases+="${phases:+,}$ph"
 	done
 	echo "phases=$phases"
@@ -208,8 +224,8 @@ for ((r = 1; r <= rounds; r++)); do
 done
 
 # A generous bound per boot: about 4 minutes per run of ours, 3 of the
-# distribution's (much of it "unsupported"), more than twice what an idle
-# host needs.
+# distribution's (much of it "unsupported"), and half a minute each for
+# the TCP points, more than twice what an idle host needs.
 vm() {	# vm NAME TIMEOUT VM-RUN-OPTIONS... -- GUEST ARGS
 	local name=$1 limit=$2 st
 	shift 2
@@ -222,7 +238,7 @@ vm() {	# vm NAME TIMEOUT VM-RUN-OPTIONS... -- GUEST ARGS
 }
 
 if [ "$rds" = 1 ]; then
-	vm rds $((120 + rounds * 420)) --modules "${order[0]}" -- \
+	vm rds $((120 + rounds * 480)) --modules "${order[0]}" -- \
 		"$here/bench-guest.sh" rds "$secs" --points "$points" "${order[@]}"
 fi
 
@@ -235,7 +251,7 @@ for set in ours distro; do
 	say "$missing run(s) of '$set' missing after the swapping boot: one more boot for them"
 	sets=()
 	for ((r = 0; r < missing; r++)); do sets+=("$set"); done
-	vm "rds-$set" $((120 + missing * 300)) --modules "$set" -- \
+	vm "rds-$set" $((120 + missing * 330)) --modules "$set" -- \
 		"$here/bench-guest.sh" rds "$secs" --points "$points" "${sets[@]}"
 done
 
@@ -246,6 +262,13 @@ if [ "$verbs" = 1 ]; then
 		vm "verbs-smp$n" $((120 + verbs_rounds * 360)) --modules none --smp "$n" -- \
 			"$here/bench-guest.sh" verbs "$secs" "$verbs_rounds"
 	done
+fi
+
+# One host: a server and a client in one guest, --rounds rounds of both
+# module sets; about a minute and a half per round.
+if [ "$onehost" = 1 ]; then
+	vm onehost $((120 + rounds * 300)) --modules ours --guests 1 -- \
+		"$here/bench-guest.sh" onehost "$secs" "$rounds"
 fi
 
 # Live keys: rds-zc-bench registers and holds them, which the default
