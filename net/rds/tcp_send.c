@@ -159,19 +159,6 @@ static int rds_tcp_send_kvec(struct socket *sock, void *buf, size_t len,
 	return kernel_sendmsg(sock, &msg, &vec, 1, len);
 }
 
-static int rds_tcp_send_page(struct socket *sock, struct page *page,
-			     unsigned int off, size_t len, bool more)
-{
-	struct msghdr msg = {
-		.msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL | (more ? MSG_MORE : 0),
-	};
-	struct bio_vec bvec;
-
-	bvec_set_page(&bvec, page, len, off);
-	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, &bvec, 1, len);
-	return sock_sendmsg(sock, &msg);
-}
-
 /* Build the header of @m in tx_hdr. */
 static void rds_tcp_build_hdr(struct rds_tcp_conn *tc, const struct rds_msg *m)
 {
@@ -186,19 +173,69 @@ static void rds_tcp_build_hdr(struct rds_tcp_conn *tc, const struct rds_msg *m)
 	memcpy(h->h_exthdr, m->exthdr, sizeof(h->h_exthdr));
 }
 
+#ifndef RDS_TCP_SENDPAGE
+#define RDS_TCP_SEND_BVECS	16	/* pages handed to TCP in one call */
+
+/*
+ * Hand TCP the pages of @m's payload from @off, up to RDS_TCP_SEND_BVECS
+ * of them, without copying: TCP takes its own reference on each page it
+ * puts in an skb, so a page outlives the message while an skb (a
+ * retransmission, a clone in a queue) still holds it.  Those are the
+ * message's own pages or, for MSG_ZEROCOPY, the sender's pinned pages,
+ * which it must not write before its completion (after TCP acknowledged
+ * every byte).  Return: as sock_sendmsg().
+ */
+static int rds_tcp_send_pages(struct socket *sock, const struct rds_msg *m,
+			      size_t off)
+{
+	struct msghdr msg = {
+		.msg_flags = MSG_SPLICE_PAGES | MSG_DONTWAIT | MSG_NOSIGNAL,
+	};
+	struct bio_vec bvec[RDS_TCP_SEND_BVECS];
+	size_t len = 0, poff, n;
+	struct page *page;
+	unsigned int i;
+
+	for (i = 0; i < RDS_TCP_SEND_BVECS && off + len < m->len; i++) {
+		/* a zero-copy message starts anywhere in its first page */
+		page = rds_msg_page(m, off + len, &poff);
+		n = min_t(size_t, m->len - off - len, PAGE_SIZE - poff);
+		bvec_set_page(&bvec[i], page, n, poff);
+		len += n;
+	}
+	if (off + len < m->len)
+		msg.msg_flags |= MSG_MORE;
+	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, bvec, i, len);
+	return sock_sendmsg(sock, &msg);
+}
+#else
+/*
+ * The same, a page at a time, by sendpage: the kernel has it (Kbuild),
+ * and its TCP does not splice with MSG_SPLICE_PAGES yet.
+ */
+static int rds_tcp_send_pages(struct socket *sock, const struct rds_msg *m,
+			      size_t off)
+{
+	int flags = MSG_DONTWAIT | MSG_NOSIGNAL;
+	struct page *page;
+	size_t len, poff;
+
+	page = rds_msg_page(m, off, &poff);
+	len = min_t(size_t, m->len - off, PAGE_SIZE - poff);
+	if (off + len < m->len)
+		flags |= MSG_MORE;
+	return kernel_sendpage(sock, page, poff, len, flags);
+}
+#endif
+
 /* Send bytes of @m's payload from @off.  Return as sock_sendmsg(). */
 static int rds_tcp_send_payload(struct socket *sock, const struct rds_msg *m,
 				size_t off)
 {
-	size_t len = m->len - off, poff;
-	struct page *page;
-
 	if (m->data)
-		return rds_tcp_send_kvec(sock, m->data + off, len, false);
-	/* a zero-copy message starts anywhere in its first page */
-	page = rds_msg_page(m, off, &poff);
-	len = min_t(size_t, len, PAGE_SIZE - poff);
-	return rds_tcp_send_page(sock, page, poff, len, off + len < m->len);
+		return rds_tcp_send_kvec(sock, m->data + off, m->len - off,
+					 false);
+	return rds_tcp_send_pages(sock, m, off);
 }
 
 /**
