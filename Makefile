@@ -20,7 +20,7 @@
 #                     "make check")
 #   make bench        our modules against the distribution's and raw verbs,
 #                     in qemu guests: table, CSV and chart in build/bench/
-#                     (about 25 minutes; BENCH_ARGS="--rounds 1" is quicker;
+#                     (about 35 minutes; BENCH_ARGS="--rounds 1" is quicker;
 #                     not part of "make check")
 #   make profile      guest instructions per operation, by class of code
 #                     (RDS, RDMA stack, rxe, kernel, user), ours against

@@ -741,7 +741,7 @@ def header_lines(env):
     smp = env.get("guest_smp", "?")
     lines = [
         f"RDS zero-copy benchmark, {env.get('date', '?')}, commit {env.get('commit', '?')}",
-        f"kernel {env.get('kernel', '?')}; 2 guests (qemu TCG, smp {smp}, "
+        f"kernel {env.get('kernel', '?')}; guests {env.get('guests', '?')} (qemu TCG, smp {smp}, "
         f"{env.get('guest_mem_mb', '?')} MiB, {env.get('guest_nic', '?')}) "
         f"linked by soft-RoCE (rdma_rxe); raw verbs: perftest -R, guests smp "
         f"{env.get('verbs_smp', '-')}",

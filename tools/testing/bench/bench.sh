@@ -204,7 +204,11 @@ start=$(date +%s)
 	echo "host_load_start=$(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "rounds=$rounds"
 	echo "point_secs=$secs"
-	echo "guests=2"
+	g=
+	[ "$rds$verbs$keys" = 000 ] || g="2"
+	[ "$onehost" = 0 ] || g+="${g:+, }1 (one host)"
+	[ "$scale" = 0 ] || g+="${g:+, }$scale_guests (scale)"
+	echo "guests=$g"
 	echo "guest_smp=1"
 	echo "guest_mem_mb=1024"
 	echo "guest_nic=virtio-net"
