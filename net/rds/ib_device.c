@@ -15,11 +15,14 @@
  * Address lookup: the first lookup of an address binds a throw-away
  * rdma_cm id to it, as rdma_cm itself finds devices; the answer is kept
  * in a small cache, so registrations on a hot path do not repeat it.  Any
- * IPv4 address change and any device removal empties the cache.
+ * IPv4 address change and any device removal empties the cache.  The
+ * entry found last is tried before the hash (rds_ib_addr_last): a host
+ * registers on one address, or a few, and every RDMA_MAP looks it up.
  *
  * Locking: rds_ib_devices_lock protects the device list; a device's
  * conns_lock its connection list and its removing flag;
- * rds_ib_addr_lock the address cache, which lookups read under RCU.
+ * rds_ib_addr_lock the address cache and rds_ib_addr_last, which
+ * lookups read under RCU.
  */
 #include <linux/errno.h>
 #include <linux/hashtable.h>
@@ -49,14 +52,17 @@ struct rds_ib_addr {
 	struct hlist_node node;		/* in rds_ib_addr_cache */
 	struct in6_addr	addr;		/* addr.h */
 	u32		scope;
+	bool		flushed;	/* off the cache: under the lock */
 	struct rds_ib_device *rdev;	/* not referenced: see the flush */
 	struct rcu_head	rcu;
 };
 
 #define RDS_IB_ADDR_MAX		256
 static DEFINE_HASHTABLE(rds_ib_addr_cache, 6);
-static DEFINE_SPINLOCK(rds_ib_addr_lock);	/* the cache, its count */
+static DEFINE_SPINLOCK(rds_ib_addr_lock);	/* the cache, its count, last */
 static unsigned int rds_ib_addr_count;
+/* The entry the last lookup found, on the cache, or NULL. */
+static struct rds_ib_addr __rcu *rds_ib_addr_last;
 
 /*
  * Forget every cached address.  A removed device is flushed before it
@@ -70,8 +76,10 @@ static void rds_ib_addr_flush(bool wait)
 	int bkt;
 
 	spin_lock_bh(&rds_ib_addr_lock);
+	RCU_INIT_POINTER(rds_ib_addr_last, NULL);
 	hash_for_each_safe(rds_ib_addr_cache, bkt, tmp, a, node) {
 		hash_del_rcu(&a->node);
+		a->flushed = true;
 		kfree_rcu(a, rcu);
 	}
 	rds_ib_addr_count = 0;
@@ -85,6 +93,38 @@ static u32 rds_ib_addr_key(const struct in6_addr *addr, u32 scope)
 	return rds_addr_hash(addr, scope);
 }
 
+static bool rds_ib_addr_is(const struct rds_ib_addr *a,
+			   const struct in6_addr *addr, u32 scope)
+{
+	return ipv6_addr_equal(&a->addr, addr) && a->scope == scope;
+}
+
+/*
+ * The hash's entry for @addr; the first found after a flush becomes the
+ * last one, and stays until the next flush (no lock taken per lookup
+ * when a host alternates between addresses).  Under RCU.
+ */
+static struct rds_ib_addr *rds_ib_addr_hashed(const struct in6_addr *addr,
+					      u32 scope)
+{
+	struct rds_ib_addr *a;
+
+	hash_for_each_possible_rcu(rds_ib_addr_cache, a, node,
+				   rds_ib_addr_key(addr, scope)) {
+		if (!rds_ib_addr_is(a, addr, scope))
+			continue;
+		if (rcu_access_pointer(rds_ib_addr_last))
+			return a;
+		/* Under the lock: a flushed entry is never made last. */
+		spin_lock_bh(&rds_ib_addr_lock);
+		if (!a->flushed && !rcu_access_pointer(rds_ib_addr_last))
+			rcu_assign_pointer(rds_ib_addr_last, a);
+		spin_unlock_bh(&rds_ib_addr_lock);
+		return a;
+	}
+	return NULL;
+}
+
 static struct rds_ib_device *rds_ib_addr_lookup(const struct in6_addr *addr,
 						u32 scope)
 {
@@ -92,14 +132,11 @@ static struct rds_ib_device *rds_ib_addr_lookup(const struct in6_addr *addr,
 	struct rds_ib_addr *a;
 
 	rcu_read_lock();
-	hash_for_each_possible_rcu(rds_ib_addr_cache, a, node,
-				   rds_ib_addr_key(addr, scope)) {
-		if (ipv6_addr_equal(&a->addr, addr) && a->scope == scope) {
-			if (refcount_inc_not_zero(&a->rdev->refs))
-				rdev = a->rdev;
-			break;
-		}
-	}
+	a = rcu_dereference(rds_ib_addr_last);
+	if (!a || !rds_ib_addr_is(a, addr, scope))
+		a = rds_ib_addr_hashed(addr, scope);
+	if (a && refcount_inc_not_zero(&a->rdev->refs))
+		rdev = a->rdev;
 	rcu_read_unlock();
 	return rdev;
 }
@@ -115,6 +152,7 @@ static void rds_ib_addr_insert(const struct in6_addr *addr, u32 scope,
 		return;
 	a->addr = *addr;
 	a->scope = scope;
+	a->flushed = false;
 	a->rdev = rdev;
 	spin_lock_bh(&rds_ib_addr_lock);
 	hash_for_each_possible(rds_ib_addr_cache, old, node, key)
@@ -124,6 +162,8 @@ static void rds_ib_addr_insert(const struct in6_addr *addr, u32 scope,
 	if (list_empty(&rdev->item) || rds_ib_addr_count >= RDS_IB_ADDR_MAX)
 		goto out_free;
 	hash_add_rcu(rds_ib_addr_cache, &a->node, key);
+	if (!rcu_access_pointer(rds_ib_addr_last))
+		rcu_assign_pointer(rds_ib_addr_last, a);
 	rds_ib_addr_count++;
 	spin_unlock_bh(&rds_ib_addr_lock);
 	return;
@@ -309,6 +349,36 @@ struct rds_ib_device *rds_ib_device_get(struct ib_device *ibdev)
 	return rdev;
 }
 
+/*
+ * rds_ib_device_by_addr() for an address not cached: out of line, so
+ * that the cached case does not set up its sockaddr.
+ */
+static noinline struct rds_ib_device *
+rds_ib_addr_probe(const struct in6_addr *addr, u32 scope)
+{
+	struct rds_ib_device *rdev = NULL;
+	struct sockaddr_storage sa;
+	struct rdma_cm_id *id;
+	int ret;
+
+	id = rdma_create_id(&init_net, rds_ib_probe_handler, NULL,
+			    RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(id))
+		return PTR_ERR(id) == -ENOMEM ? ERR_CAST(id) :
+						ERR_PTR(-EADDRNOTAVAIL);
+	rds_addr_fill(&sa, addr, 0, scope);
+	ret = rdma_bind_addr(id, (struct sockaddr *)&sa);
+	if (!ret && id->device)
+		rdev = rds_ib_device_get(id->device);
+	rdma_destroy_id(id);
+	if (ret == -ENOMEM)
+		return ERR_PTR(-ENOMEM);
+	if (!rdev)
+		return ERR_PTR(-EADDRNOTAVAIL);
+	rds_ib_addr_insert(addr, scope, rdev);
+	return rdev;
+}
+
 /**
  * rds_ib_device_by_addr() - the RDMA device that owns a local address
  * @net: namespace of the socket; RDS over RDMA lives in init_net only
@@ -327,32 +397,14 @@ struct rds_ib_device *rds_ib_device_get(struct ib_device *ibdev)
 struct rds_ib_device *rds_ib_device_by_addr(struct net *net,
 					    const struct in6_addr *addr, u32 scope)
 {
-	struct rds_ib_device *rdev = NULL;
-	struct sockaddr_storage sa;
-	struct rdma_cm_id *id;
-	int ret;
+	struct rds_ib_device *rdev;
 
 	if (!net_eq(net, &init_net))
 		return ERR_PTR(-EADDRNOTAVAIL);
 	rdev = rds_ib_addr_lookup(addr, scope);
 	if (rdev)
 		return rdev;
-	id = rdma_create_id(&init_net, rds_ib_probe_handler, NULL,
-			    RDMA_PS_TCP, IB_QPT_RC);
-	if (IS_ERR(id))
-		return PTR_ERR(id) == -ENOMEM ? ERR_CAST(id) :
-						ERR_PTR(-EADDRNOTAVAIL);
-	rds_addr_fill(&sa, addr, 0, scope);
-	ret = rdma_bind_addr(id, (struct sockaddr *)&sa);
-	if (!ret && id->device)
-		rdev = rds_ib_device_get(id->device);
-	rdma_destroy_id(id);
-	if (ret == -ENOMEM)
-		return ERR_PTR(-ENOMEM);
-	if (!rdev)
-		return ERR_PTR(-EADDRNOTAVAIL);
-	rds_ib_addr_insert(addr, scope, rdev);
-	return rdev;
+	return rds_ib_addr_probe(addr, scope);
 }
 
 /**
