@@ -217,6 +217,13 @@ static struct rds_msg *rds_conn_pick(struct rds_conn *conn)
 				   RDS_CONG_RETRY_DELAY);
 	}
 
+	/*
+	 * Not locked: most calls find the queue empty, after the message
+	 * they sent.  One queued meanwhile is pushed by its queuer, who
+	 * finds work_mutex held and leaves it to send_w (rds_conn_push()).
+	 */
+	if (list_empty_careful(&conn->send_queue))
+		return NULL;
 	spin_lock_bh(&conn->lock);
 	m = list_first_entry_or_null(&conn->send_queue, struct rds_msg,
 				     conn_item);
@@ -442,19 +449,20 @@ u64 rds_zc_conn_acked(struct rds_conn *conn, u64 seq)
 
 	spin_lock_bh(&conn->lock);
 	covered = min(seq, conn->next_tx_seq - 1);
-	list_for_each_entry_safe(m, tmp, &conn->retrans, conn_item) {
+	/* retrans is in sequence order: what @seq covers is its head. */
+	list_for_each_entry(m, &conn->retrans, conn_item)
 		if (m->seq > seq)
 			break;
-		list_move_tail(&m->conn_item, &done);
-	}
+	list_cut_before(&done, &conn->retrans, &m->conn_item);
 	list_for_each_entry_safe(m, tmp, &conn->send_queue, conn_item) {
 		if (m->seq > seq || !(m->flags & RDS_FLAG_RETRANSMITTED))
 			break;
 		list_move_tail(&m->conn_item, &done);
 	}
-	list_for_each_entry(m, &done, conn_item)
-		if (rds_conn_msg_is_pong(m))
-			conn->pongs--;
+	if (conn->pongs)
+		list_for_each_entry(m, &done, conn_item)
+			if (rds_conn_msg_is_pong(m))
+				conn->pongs--;
 	/*
 	 * Everything sent is acknowledged: the ACK probe has nothing to ask
 	 * for, and would only wake a worker to find that out.  Under the
@@ -470,10 +478,11 @@ u64 rds_zc_conn_acked(struct rds_conn *conn, u64 seq)
 				   RDS_CONG_RETRY_DELAY);
 	spin_unlock_bh(&conn->lock);
 
+	/* done is ours alone: each entry leaves it without unlinking. */
 	list_for_each_entry_safe(m, tmp, &done, conn_item) {
 		trace_rds_conn_acked(conn, m->seq, m->len, m->flags);
 		rds_stat_inc(RDS_STAT_SEND_ACKED);
-		list_del_init(&m->conn_item);
+		INIT_LIST_HEAD(&m->conn_item);
 		rds_conn_msg_done(m);
 	}
 	return covered;
