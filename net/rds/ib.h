@@ -109,6 +109,9 @@ struct rds_ib_recv_slot {
 	struct ib_cqe	cqe;
 	struct page	*page;		/* 4 KiB fragment buffer */
 	u64		dma;
+	/* Its receive WR, built once: sge[1] follows page and dma. */
+	struct ib_recv_wr wr;
+	struct ib_sge	sge[2];		/* the header, the page */
 };
 
 /* A data frame received while the connection is parked (ib_recv.c). */

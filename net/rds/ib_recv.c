@@ -5,10 +5,11 @@
  * 3.2, 4.6, 4.7 and 5).
  *
  * Each receive WR has two SGEs: the slot's 48-byte header, then its 4 KiB
- * page.  A fragment's page is handed over to the message being rebuilt
- * (no copy) and the slot gets a fresh page before it is posted again; a
- * message of at most RDS_MSG_INLINE_MAX bytes is copied out instead, and
- * the slot keeps its page.  A frame the rules call fatal drops the
+ * page; it is built once with the ring, and a new page changes only its
+ * address.  A fragment's page is handed over to the message being
+ * rebuilt (no copy) and the slot gets a fresh page before it is posted
+ * again; a message of at most RDS_MSG_INLINE_MAX bytes is copied out
+ * instead, and the slot keeps its page.  A frame the rules call fatal drops the
  * connection; the peer then resends everything we did not acknowledge.
  *
  * Holding a peer back: when the core refuses a complete message because
@@ -91,6 +92,7 @@ static int rds_ib_recv_slot_map(struct rds_ib_conn *ic,
 		return -ENOMEM;
 	}
 	slot->page = page;
+	slot->sge[1].addr = slot->dma;
 	return 0;
 }
 
@@ -125,26 +127,13 @@ static struct page *rds_ib_recv_slot_take(struct rds_ib_conn *ic,
 	return page;
 }
 
+/* Post a slot's WR, built by rds_ib_recv_ring_init(). */
 static int rds_ib_recv_post(struct rds_ib_conn *ic,
 			    struct rds_ib_recv_slot *slot)
 {
-	unsigned int i = slot - ic->recv_slots;
-	struct ib_recv_wr wr = {};
-	struct ib_sge sge[2];
-
-	ib_dma_sync_single_for_device(ic->rdev->ibdev,
-				      rds_ib_recv_hdr_dma(ic, i),
+	ib_dma_sync_single_for_device(ic->rdev->ibdev, slot->sge[0].addr,
 				      sizeof(struct rds_ib_hdr), DMA_FROM_DEVICE);
-	sge[0].addr = rds_ib_recv_hdr_dma(ic, i);
-	sge[0].length = sizeof(struct rds_ib_hdr);
-	sge[0].lkey = ic->rdev->pd->local_dma_lkey;
-	sge[1].addr = slot->dma;
-	sge[1].length = RDS_IB_FRAG_SIZE;
-	sge[1].lkey = ic->rdev->pd->local_dma_lkey;
-	wr.wr_cqe = &slot->cqe;
-	wr.sg_list = sge;
-	wr.num_sge = 2;
-	return ib_post_recv(ic->qp, &wr, NULL);
+	return ib_post_recv(ic->qp, &slot->wr, NULL);
 }
 
 /*
@@ -563,8 +552,18 @@ int rds_ib_recv_ring_init(struct rds_ib_conn *ic)
 		return -ENOMEM;
 	}
 	for (i = 0; i < ic->recv_nr; i++) {
-		ic->recv_slots[i].cqe.done = rds_ib_recv_done;
-		ret = rds_ib_recv_slot_fill(ic, &ic->recv_slots[i], GFP_KERNEL);
+		struct rds_ib_recv_slot *slot = &ic->recv_slots[i];
+
+		slot->cqe.done = rds_ib_recv_done;
+		slot->sge[0].addr = rds_ib_recv_hdr_dma(ic, i);
+		slot->sge[0].length = sizeof(struct rds_ib_hdr);
+		slot->sge[0].lkey = ic->rdev->pd->local_dma_lkey;
+		slot->sge[1].length = RDS_IB_FRAG_SIZE;
+		slot->sge[1].lkey = ic->rdev->pd->local_dma_lkey;
+		slot->wr.wr_cqe = &slot->cqe;
+		slot->wr.sg_list = slot->sge;
+		slot->wr.num_sge = 2;
+		ret = rds_ib_recv_slot_fill(ic, slot, GFP_KERNEL);
 		if (ret)
 			return ret;
 	}
