@@ -103,6 +103,9 @@ struct rds_ib_send_slot {
 	bool		rdma;		/* an RDMA WR of msg->op */
 	bool		rdma_last;	/* its last: unmap the operation */
 	bool		op_last;	/* msg->op ends with this WR */
+	/* A message's SEND, chained to its next fragment's (rds_ib_xmit()). */
+	struct ib_send_wr wr;
+	struct ib_sge	sge[3];		/* header, payload, payload's rest */
 };
 
 struct rds_ib_recv_slot {
@@ -270,6 +273,7 @@ struct rds_ib_stats {
 DECLARE_PER_CPU(struct rds_ib_stats, rds_ib_stats);
 
 #define rds_ib_stat_inc(s)	this_cpu_inc(rds_ib_stats.val[s])
+#define rds_ib_stat_add(s, n)	this_cpu_add(rds_ib_stats.val[s], n)
 
 /* ib_stats.c */
 extern const struct rds_transport_stats rds_ib_stats_ops;

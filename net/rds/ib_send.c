@@ -3,9 +3,11 @@
  * Sending: messages as SENDs of one header and at most 4 KiB of payload
  * each, and ACK frames (rds_zc-wire.rst sections 3.3, 4 and 5.3).
  *
- * Each ring slot owns a header buffer in one DMA-mapped array; the
- * payload page (or a small message's inline payload) is mapped for the
- * time the SEND is posted.
+ * Each ring slot owns a header buffer in one DMA-mapped array and the
+ * storage of its SEND's WR; the payload page (or a small message's
+ * inline payload) is mapped for the time the SEND is posted.  The SENDs
+ * of one rds_ib_xmit() call are chained and posted with one
+ * ib_post_send(): a 64 KiB message rings the doorbell once, not 16 times.
  *
  * Signaling.  A completion costs both the HCA and the host a CQE and a
  * pass through the completion handler, so SENDs of plain messages are
@@ -528,11 +530,51 @@ static int rds_ib_xmit_map_frag(struct rds_ib_conn *ic,
 	return 0;
 }
 
+/*
+ * Post the chain of @n SENDs that rds_ib_xmit() built in the ring slots
+ * from @start on, with one doorbell.  On a failure the WRs from the one
+ * the device refused on were not posted: their slots are released, and
+ * the ring head and *@frag move back over them; the connection drops,
+ * which flushes those that were.
+ */
+static int rds_ib_xmit_post(struct rds_ib_conn *ic, unsigned int start,
+			    unsigned int n, unsigned int *frag)
+{
+	const struct ib_send_wr *bad = NULL;
+	struct rds_ib_send_slot *slot;
+	unsigned int k;
+	int ret;
+
+	ret = ib_post_send(ic->qp, &ic->send_slots[start].wr, &bad);
+	if (!ret) {
+		rds_ib_stat_add(RDS_IB_STAT_TX_FRAMES, n);
+		return 0;
+	}
+	for (k = 0; k < n; k++) {
+		slot = &ic->send_slots[(start + k) % ic->send_nr];
+		if (&slot->wr == bad)
+			break;
+	}
+	rds_ib_stat_add(RDS_IB_STAT_TX_FRAMES, k);
+	ic->send_head = (start + k) % ic->send_nr;
+	*frag -= n - k;
+	for (; k < n; k++) {
+		slot = &ic->send_slots[(start + k) % ic->send_nr];
+		slot->op_last = false;
+		rds_ib_send_unmap(ic, slot);
+		atomic_inc(&ic->send_free);
+	}
+	return ret;
+}
+
 /**
  * rds_ib_xmit() - post the fragments of a message
  * @conn: the connection, up
  * @m: the message
  * @frag: in: the first fragment to post; out: the first not posted
+ *
+ * The SENDs of one call are chained and posted together (one doorbell);
+ * each still takes its own ring slot and credit.
  *
  * Return: 0 when every fragment is posted, -EAGAIN when the ring is full
  * or the peer's credits ran out (a send completion or arriving credits
@@ -544,12 +586,12 @@ int rds_ib_xmit(struct rds_conn *conn, struct rds_msg *m, unsigned int *frag)
 	struct ib_device *ibdev = ic->rdev->ibdev;
 	unsigned int nr = max_t(unsigned int, 1,
 				DIV_ROUND_UP(m->len, RDS_IB_FRAG_SIZE));
+	unsigned int start, chained = 0;
+	struct ib_send_wr *prev = NULL;
 	struct rds_ib_hdr tmpl;	/* the header of this call's frames */
 	bool have_tmpl = false;
 	__be64 ack;
-	struct ib_send_wr wr;
-	struct ib_sge sge[3];
-	int ret = 0;
+	int ret = 0, err;
 	u8 credit;
 
 	if (m->reg_mr && *frag == 0) {
@@ -564,11 +606,14 @@ int rds_ib_xmit(struct rds_conn *conn, struct rds_msg *m, unsigned int *frag)
 		if (m->no_sends)
 			return 0;
 	}
+	start = ic->send_head;
 
 	while (*frag < nr) {
 		unsigned int i = ic->send_head;
 		struct rds_ib_send_slot *slot = &ic->send_slots[i];
 		struct rds_ib_hdr *h = &ic->send_hdrs[i];
+		struct ib_send_wr *wr = &slot->wr;
+		struct ib_sge *sge = slot->sge;
 		size_t off = (size_t)*frag * RDS_IB_FRAG_SIZE;
 
 		if (!rds_ib_send_slot_get(ic)) {
@@ -578,7 +623,8 @@ int rds_ib_xmit(struct rds_conn *conn, struct rds_msg *m, unsigned int *frag)
 		}
 		if (WARN_ON_ONCE(slot->msg)) {	/* completions out of order */
 			atomic_inc(&ic->send_free);
-			return -EIO;
+			ret = -EIO;
+			break;
 		}
 		if (!rds_ib_credit_grab(ic, &credit)) {
 			atomic_inc(&ic->send_free);
@@ -612,22 +658,22 @@ int rds_ib_xmit(struct rds_conn *conn, struct rds_msg *m, unsigned int *frag)
 			rds_ib_hdr_set_credit(h, credit);
 		rds_ib_hdr_seal(ic, i, &sge[0]);
 
-		memset(&wr, 0, sizeof(wr));
-		wr.wr_cqe = &slot->cqe;
-		wr.sg_list = sge;
-		wr.num_sge = 1;
-		wr.opcode = IB_WR_SEND;
+		memset(wr, 0, sizeof(*wr));
+		wr->wr_cqe = &slot->cqe;
+		wr->sg_list = sge;
+		wr->num_sge = 1;
+		wr->opcode = IB_WR_SEND;
 		/*
 		 * A zero-copy message's last SEND too: its completion must
 		 * not wait for later traffic to give the user's pages back.
 		 */
 		if (m->op || m->reg_mr || (m->zc && *frag == nr - 1) ||
 		    ++ic->send_unsignaled >= rds_ib_signal_every(ic)) {
-			wr.send_flags = IB_SEND_SIGNALED;
+			wr->send_flags = IB_SEND_SIGNALED;
 			ic->send_unsignaled = 0;
 		}
 		if (*frag == nr - 1)	/* the peer wakes on the last one */
-			wr.send_flags |= IB_SEND_SOLICITED;
+			wr->send_flags |= IB_SEND_SOLICITED;
 		if (m->op) {
 			/*
 			 * The ACK waits for a READ, asked to or not: on a lost
@@ -639,7 +685,7 @@ int rds_ib_xmit(struct rds_conn *conn, struct rds_msg *m, unsigned int *frag)
 			 */
 			if (*frag == 0 && (m->op->fence ||
 					   (!m->op->write && !m->op->is_atomic)))
-				wr.send_flags |= IB_SEND_FENCE;
+				wr->send_flags |= IB_SEND_FENCE;
 			slot->op_last = *frag == nr - 1;
 		}
 
@@ -651,36 +697,43 @@ int rds_ib_xmit(struct rds_conn *conn, struct rds_msg *m, unsigned int *frag)
 							      slot->dma_len,
 							      DMA_TO_DEVICE);
 			} else {
-				ret = rds_ib_xmit_map_frag(ic, slot, m, off,
+				err = rds_ib_xmit_map_frag(ic, slot, m, off,
 							   &sge[2]);
-				if (ret) {
+				if (err) {
+					slot->op_last = false;
 					atomic_inc(&ic->send_free);
-					return ret;
+					ret = err;
+					break;
 				}
 			}
 			if (ib_dma_mapping_error(ibdev, slot->dma)) {
 				slot->dma = 0;
+				slot->op_last = false;
 				atomic_inc(&ic->send_free);
-				return -ENOMEM;
+				ret = -ENOMEM;
+				break;
 			}
 			sge[1].addr = slot->dma;
 			sge[1].length = slot->dma_len;
 			sge[1].lkey = ic->rdev->pd->local_dma_lkey;
-			wr.num_sge = slot->dma2 ? 3 : 2;
+			wr->num_sge = slot->dma2 ? 3 : 2;
 		}
 		slot->msg = rds_msg_get(m);
-
-		ret = ib_post_send(ic->qp, &wr, NULL);
-		if (ret) {	/* the connection drops: credits go with it */
-			slot->op_last = false;
-			rds_ib_send_unmap(ic, slot);
-			atomic_inc(&ic->send_free);
-			return ret;
-		}
+		if (prev)
+			prev->next = wr;
+		prev = wr;
+		chained++;
 		ic->send_head = (i + 1) % ic->send_nr;
 		(*frag)++;
-		rds_ib_stat_inc(RDS_IB_STAT_TX_FRAMES);
 	}
+	/* What was chained goes, whatever stopped the chain. */
+	if (chained) {
+		err = rds_ib_xmit_post(ic, start, chained, frag);
+		if (err)	/* the connection drops: credits go with it */
+			return err;
+	}
+	if (ret && ret != -EAGAIN)
+		return ret;
 	/* Credits left over by a grab ask for an ACK frame to carry them. */
 	if (test_bit(RDS_IB_ACK_REQUESTED, &ic->flags))
 		rds_ib_send_ack(ic);
