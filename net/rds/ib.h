@@ -381,6 +381,8 @@ void rds_ib_credit_reset(struct rds_ib_conn *ic);
 u32 rds_ib_credit_offer(struct rds_ib_conn *ic);
 void rds_ib_credit_start(struct rds_ib_conn *ic, u32 offer);
 bool rds_ib_credit_grab(struct rds_ib_conn *ic, u8 *adv);
+unsigned int rds_ib_credit_grab_many(struct rds_ib_conn *ic,
+				     unsigned int want, u8 *adv);
 bool rds_ib_credit_can_send(struct rds_ib_conn *ic);
 bool rds_ib_credit_add(struct rds_ib_conn *ic, u8 n);
 bool rds_ib_credit_posted(struct rds_ib_conn *ic);

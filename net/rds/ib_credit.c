@@ -153,6 +153,52 @@ bool rds_ib_credit_grab(struct rds_ib_conn *ic, u8 *adv)
 }
 
 /**
+ * rds_ib_credit_grab_many() - credits for up to @want SENDs at once
+ * @ic: the connection, up
+ * @want: SENDs the caller has ready, at least 1
+ * @adv: out: the h_credit of the first of them; the others return none
+ *
+ * One atomic update for a message's fragments.  Under enforcement one
+ * credit is kept back, as rds_ib_credit_usable() keeps the last one for
+ * a frame that returns credits: only the first frame of a batch does.
+ * When not even two are left, it is rds_ib_credit_grab() for one SEND.
+ *
+ * Return: the SENDs that may be posted, 0 to @want; 0 marks the
+ * connection as waiting, as rds_ib_credit_grab() does.
+ */
+unsigned int rds_ib_credit_grab_many(struct rds_ib_conn *ic,
+				     unsigned int want, u8 *adv)
+{
+	u32 take, give, avail;
+	int old, new;
+
+	if (want > 1) {
+		old = atomic_read(&ic->credits);
+		do {
+			avail = RDS_IB_CREDIT_SEND(old);
+			if (!ic->fc_enforce)
+				take = 0;
+			else if (avail > 1)
+				take = min_t(u32, want, avail - 1);
+			else
+				break;
+			give = min_t(u32, RDS_IB_CREDIT_POSTED(old),
+				     RDS_IB_CREDIT_MAX_ADV);
+			new = old - RDS_IB_CREDIT(take, give);
+		} while (!atomic_try_cmpxchg(&ic->credits, &old, new));
+		if (!ic->fc_enforce || avail > 1) {
+			*adv = give;
+			if (RDS_IB_CREDIT_POSTED(new) >= ic->credit_batch)
+				set_bit(RDS_IB_ACK_REQUESTED, &ic->flags);
+			if (give)
+				rds_ib_stat_inc(RDS_IB_STAT_TX_CREDIT_UPDATES);
+			return take ? take : want;
+		}
+	}
+	return rds_ib_credit_grab(ic, adv) ? 1 : 0;
+}
+
+/**
  * rds_ib_credit_can_send() - would rds_ib_credit_grab() succeed now?
  * @ic: the connection
  *

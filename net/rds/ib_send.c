@@ -328,6 +328,25 @@ static bool rds_ib_send_slot_get(struct rds_ib_conn *ic)
 	return false;
 }
 
+/*
+ * Up to @want free slots at once, for a message's fragments; when none
+ * is free, rds_ib_send_slot_get() notes that xmit waits.  Return: the
+ * slots taken, 0 to @want.
+ */
+static unsigned int rds_ib_send_slots_get(struct rds_ib_conn *ic,
+					  unsigned int want)
+{
+	int old = atomic_read(&ic->send_free);
+	unsigned int n;
+
+	do {
+		if (old <= 0)
+			return rds_ib_send_slot_get(ic) ? 1 : 0;
+		n = min_t(unsigned int, want, old);
+	} while (!atomic_try_cmpxchg(&ic->send_free, &old, old - n));
+	return n;
+}
+
 /* The verb and operands of an atomic; the caller sets the rest of @wr. */
 static void rds_ib_atomic_wr(const struct rds_rdma_op *op,
 			     struct ib_atomic_wr *wr)
@@ -573,8 +592,8 @@ static int rds_ib_xmit_post(struct rds_ib_conn *ic, unsigned int start,
  * @m: the message
  * @frag: in: the first fragment to post; out: the first not posted
  *
- * The SENDs of one call are chained and posted together (one doorbell);
- * each still takes its own ring slot and credit.
+ * The SENDs of one call are chained and posted together (one doorbell),
+ * their ring slots and credits taken together (one atomic update each).
  *
  * Return: 0 when every fragment is posted, -EAGAIN when the ring is full
  * or the peer's credits ran out (a send completion or arriving credits
@@ -586,10 +605,9 @@ int rds_ib_xmit(struct rds_conn *conn, struct rds_msg *m, unsigned int *frag)
 	struct ib_device *ibdev = ic->rdev->ibdev;
 	unsigned int nr = max_t(unsigned int, 1,
 				DIV_ROUND_UP(m->len, RDS_IB_FRAG_SIZE));
-	unsigned int start, chained = 0;
+	unsigned int start, chained = 0, ready = 0, n;
 	struct ib_send_wr *prev = NULL;
-	struct rds_ib_hdr tmpl;	/* the header of this call's frames */
-	bool have_tmpl = false;
+	const struct rds_ib_hdr *tmpl = NULL;	/* of this call's frames */
 	__be64 ack;
 	int ret = 0, err;
 	u8 credit;
@@ -616,46 +634,65 @@ int rds_ib_xmit(struct rds_conn *conn, struct rds_msg *m, unsigned int *frag)
 		struct ib_sge *sge = slot->sge;
 		size_t off = (size_t)*frag * RDS_IB_FRAG_SIZE;
 
-		if (!rds_ib_send_slot_get(ic)) {
-			rds_ib_stat_inc(RDS_IB_STAT_TX_RING_FULL);
-			ret = -EAGAIN;
-			break;
+		/* Slots and credits for as many fragments as can go. */
+		if (!ready) {
+			/* Most messages have one fragment: no batch for it. */
+			if (*frag == nr - 1)
+				ready = rds_ib_send_slot_get(ic);
+			else
+				ready = rds_ib_send_slots_get(ic, nr - *frag);
+			if (!ready) {
+				rds_ib_stat_inc(RDS_IB_STAT_TX_RING_FULL);
+				ret = -EAGAIN;
+				break;
+			}
+			if (ready == 1)
+				n = rds_ib_credit_grab(ic, &credit);
+			else
+				n = rds_ib_credit_grab_many(ic, ready, &credit);
+			if (n < ready)	/* give back the slots not used */
+				atomic_add(ready - n, &ic->send_free);
+			ready = n;
+			if (!ready) {
+				ret = -EAGAIN;	/* arriving credits kick us */
+				break;
+			}
+		} else {
+			credit = 0;	/* the batch's first returned them */
 		}
+		ready--;
 		if (WARN_ON_ONCE(slot->msg)) {	/* completions out of order */
-			atomic_inc(&ic->send_free);
+			atomic_add(ready + 1, &ic->send_free);
 			ret = -EIO;
-			break;
-		}
-		if (!rds_ib_credit_grab(ic, &credit)) {
-			atomic_inc(&ic->send_free);
-			ret = -EAGAIN;	/* arriving credits kick us */
 			break;
 		}
 
 		/*
 		 * Every fragment carries the same header but for the credits
-		 * it returns: build and checksum it once, then copy it and
+		 * it returns (the first of a batch only): build and checksum
+		 * it once, in the first fragment's slot, then copy that and
 		 * patch the credit byte and the checksum.  Built again if
 		 * our ACK moved meanwhile: a frame never carries an older
 		 * one than an ACK frame posted before it.
 		 */
 		ack = cpu_to_be64(atomic64_read(&ic->ack_next));
-		if (!have_tmpl || ack != tmpl.h_ack) {
-			memset(&tmpl, 0, sizeof(tmpl));
-			tmpl.h_sequence = cpu_to_be64(m->seq);
-			tmpl.h_ack = ack;
-			tmpl.h_len = cpu_to_be32(m->len);
-			tmpl.h_sport = m->sport;
-			tmpl.h_dport = m->dport;
-			tmpl.h_flags = m->flags;
-			tmpl.h_credit = credit;
-			memcpy(tmpl.h_exthdr, m->exthdr, sizeof(tmpl.h_exthdr));
-			rds_ib_hdr_csum(&tmpl);
-			have_tmpl = true;
+		if (!tmpl || ack != tmpl->h_ack) {
+			memset(h, 0, sizeof(*h));
+			h->h_sequence = cpu_to_be64(m->seq);
+			h->h_ack = ack;
+			h->h_len = cpu_to_be32(m->len);
+			h->h_sport = m->sport;
+			h->h_dport = m->dport;
+			h->h_flags = m->flags;
+			h->h_credit = credit;
+			memcpy(h->h_exthdr, m->exthdr, sizeof(h->h_exthdr));
+			rds_ib_hdr_csum(h);
+			tmpl = h;
+		} else {
+			*h = *tmpl;
+			if (credit != h->h_credit)
+				rds_ib_hdr_set_credit(h, credit);
 		}
-		*h = tmpl;
-		if (credit != tmpl.h_credit)
-			rds_ib_hdr_set_credit(h, credit);
 		rds_ib_hdr_seal(ic, i, &sge[0]);
 
 		memset(wr, 0, sizeof(*wr));
@@ -701,7 +738,7 @@ int rds_ib_xmit(struct rds_conn *conn, struct rds_msg *m, unsigned int *frag)
 							   &sge[2]);
 				if (err) {
 					slot->op_last = false;
-					atomic_inc(&ic->send_free);
+					atomic_add(ready + 1, &ic->send_free);
 					ret = err;
 					break;
 				}
@@ -709,7 +746,7 @@ int rds_ib_xmit(struct rds_conn *conn, struct rds_msg *m, unsigned int *frag)
 			if (ib_dma_mapping_error(ibdev, slot->dma)) {
 				slot->dma = 0;
 				slot->op_last = false;
-				atomic_inc(&ic->send_free);
+				atomic_add(ready + 1, &ic->send_free);
 				ret = -ENOMEM;
 				break;
 			}
