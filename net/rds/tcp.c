@@ -48,6 +48,7 @@ static int rds_tcp_conn_alloc(struct rds_conn *conn, gfp_t gfp)
 	INIT_DELAYED_WORK(&tc->retry_w, rds_tcp_retry_work);
 	INIT_WORK(&tc->rx_w, rds_tcp_rx_work);
 	INIT_DELAYED_WORK(&tc->rx_resume_w, rds_tcp_rx_resume_work);
+	INIT_DELAYED_WORK(&tc->rx_deadline_w, rds_tcp_rx_deadline_work);
 	conn->tp = tc;
 	return 0;
 }

@@ -32,7 +32,10 @@
  *    sk_user_data valid while a callback runs; callbacks are removed
  *    under its write side, after which none runs for this socket.
  *  - the receive state (rx_*) belongs to rx_w, which reads the socket
- *    under lock_sock(); a work item never runs twice at once.
+ *    under lock_sock(); a work item never runs twice at once.  Shutdown
+ *    reads what is left once more, after rx_w is cancelled.
+ *    rx_deadline_w only reads rx_since, rx_hdr_got and rx_held
+ *    (READ_ONCE).
  *  - ack_lock (bottom halves off) protects the ACK ring and the
  *    sequence numbers shown in RDS_INFO_TCP_SOCKETS.
  *  - xmit runs under the core's work_mutex only while the connection is
@@ -80,6 +83,13 @@ struct rds_tcp_hdr {
  */
 #define RDS_TCP_ACK_RING	512
 
+/*
+ * A message must arrive whole within this of its first byte, or the
+ * connection is reset: a peer that stops inside a message, or sends it
+ * a byte at a time, holds what it sent for no longer than this.
+ */
+#define RDS_TCP_RX_DEADLINE	(10 * HZ)
+
 struct rds_tcp_ack_ent {
 	u64	seq;		/* RDS sequence number */
 	u32	end;		/* TCP sequence just after its last byte */
@@ -108,6 +118,9 @@ struct rds_tcp_conn {
 	/* Receive state: rx_w's. */
 	struct work_struct rx_w;
 	struct delayed_work rx_resume_w;	/* a held message, again */
+	struct delayed_work rx_deadline_w;	/* RDS_TCP_RX_DEADLINE */
+	unsigned long	rx_since;	/* jiffies: the message's first byte */
+	bool		rx_bad;		/* the stream cannot be read on */
 	u8		rx_hdr[RDS_TCP_HDR_SIZE];
 	unsigned int	rx_hdr_got;
 	struct rds_msg	*rx_msg;	/* being reassembled, or held */
@@ -184,6 +197,8 @@ void rds_tcp_conn_tx_state(struct rds_conn *conn, unsigned int *posted,
 void rds_tcp_data_ready(struct sock *sk);
 void rds_tcp_rx_work(struct work_struct *work);
 void rds_tcp_rx_resume_work(struct work_struct *work);
+void rds_tcp_rx_deadline_work(struct work_struct *work);
+void rds_tcp_rx_drain(struct rds_tcp_conn *tc);
 void rds_tcp_rx_reset(struct rds_tcp_conn *tc);
 
 #endif /* _RDS_ZC_TCP_H */

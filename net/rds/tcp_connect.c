@@ -113,8 +113,9 @@ static void rds_tcp_restore_callbacks(struct rds_tcp_conn *tc)
  * rds_tcp_release_sock() - close the socket of @tc, if any
  * @tc: the connection
  *
- * Its callbacks are removed and its receive work waited for first; the
- * reassembly and the ACK ring start afresh.  Caller holds sock_mutex.
+ * Its callbacks are removed and its receive work waited for first, and
+ * the whole messages left in it delivered; the reassembly and the ACK
+ * ring start afresh.  Caller holds sock_mutex.
  */
 void rds_tcp_release_sock(struct rds_tcp_conn *tc)
 {
@@ -129,6 +130,8 @@ void rds_tcp_release_sock(struct rds_tcp_conn *tc)
 		cancel_delayed_work_sync(&tc->rx_resume_w);
 		cancel_work_sync(&tc->rx_w);
 		cancel_delayed_work_sync(&tc->rx_resume_w);
+		cancel_delayed_work_sync(&tc->rx_deadline_w);
+		rds_tcp_rx_drain(tc);
 		rds_tcp_rx_reset(tc);
 		rds_tcp_ack_reset(tc);
 	}

@@ -13,6 +13,16 @@
  * A complete message the core refuses (its socket is over its limit, or
  * no memory) is held, and nothing more is read until rx_resume_w offers
  * it again: TCP's window then holds the peer back.
+ *
+ * A message must be complete RDS_TCP_RX_DEADLINE after its first byte
+ * came (rx_deadline_w, armed while one is partial), or the connection is
+ * dropped: a header that never completes, or a message sent a byte at a
+ * time, holds its memory and its connection for no longer than that.
+ *
+ * What TCP acknowledged is acknowledged to the peer's RDS (tcp.h), so a
+ * connection that goes down is read once more before its socket is
+ * released (rds_tcp_rx_drain()): every message already whole in the
+ * socket is delivered, not lost.
  */
 #include <linux/errno.h>
 #include <linux/gfp.h>
@@ -67,7 +77,8 @@ void rds_tcp_rx_reset(struct rds_tcp_conn *tc)
 	if (tc->rx_msg)
 		rds_msg_put(tc->rx_msg);
 	tc->rx_msg = NULL;
-	tc->rx_held = false;
+	WRITE_ONCE(tc->rx_held, false);
+	tc->rx_bad = false;
 	WRITE_ONCE(tc->rx_hdr_got, 0);
 	WRITE_ONCE(tc->rx_len, 0);
 	WRITE_ONCE(tc->rx_got, 0);
@@ -153,12 +164,12 @@ static int rds_tcp_rx_done(struct rds_tcp_conn *tc)
 		memcpy(m->exthdr, h->h_exthdr, sizeof(m->exthdr));
 		ret = rds_zc_conn_recv(tc->conn, m);
 		if (ret == -EBUSY || ret == -ENOMEM) {
-			tc->rx_held = true;
+			WRITE_ONCE(tc->rx_held, true);
 			return RDS_TCP_RX_WAIT;
 		}
 	}
 	tc->rx_msg = NULL;	/* consumed */
-	tc->rx_held = false;
+	WRITE_ONCE(tc->rx_held, false);
 	WRITE_ONCE(tc->rx_hdr_got, 0);
 	WRITE_ONCE(tc->rx_len, 0);
 	WRITE_ONCE(tc->rx_got, 0);
@@ -180,6 +191,9 @@ static int rds_tcp_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 		if (tc->rx_hdr_got < RDS_TCP_HDR_SIZE) {
 			size_t n = min_t(size_t, left,
 					 RDS_TCP_HDR_SIZE - tc->rx_hdr_got);
+
+			if (!tc->rx_hdr_got)	/* a message begins */
+				WRITE_ONCE(tc->rx_since, jiffies);
 
 			ret = skb_copy_bits(skb, off, tc->rx_hdr + tc->rx_hdr_got,
 					    n);
@@ -267,12 +281,69 @@ void rds_tcp_rx_work(struct work_struct *work)
 		rds_zc_conn_connected(tc->conn);
 	}
 	ret = rds_tcp_rx_read(tc, sk);
+	if (ret && ret != RDS_TCP_RX_WAIT && ret != -ENOMEM)
+		tc->rx_bad = true;
 	release_sock(sk);
 	if (ret == RDS_TCP_RX_WAIT || ret == -ENOMEM)
 		queue_delayed_work(rds_tcp_wq, &tc->rx_resume_w,
 				   RDS_TCP_RX_RESUME_DELAY);
 	else if (ret)
 		rds_zc_conn_drop(tc->conn, "bad data from the peer");
+	else if (READ_ONCE(tc->rx_hdr_got))	/* a message is partial */
+		queue_delayed_work(rds_tcp_wq, &tc->rx_deadline_w,
+				   RDS_TCP_RX_DEADLINE);
+}
+
+/**
+ * rds_tcp_rx_deadline_work() - rx_deadline_w: a message is still partial
+ * @work: the connection's rx_deadline_w
+ *
+ * Armed by rx_w when it left a message partial (and not already armed):
+ * the message that was partial then, or a later one, must be whole by
+ * RDS_TCP_RX_DEADLINE after its first byte.  A held message is whole:
+ * the core, not the peer, holds it up.  It reads rx_w's state
+ * without its lock: rx_since is read on both sides of rx_hdr_got, so
+ * that a message that completed meanwhile is not taken for a late one.
+ */
+void rds_tcp_rx_deadline_work(struct work_struct *work)
+{
+	struct rds_tcp_conn *tc = container_of(to_delayed_work(work),
+					       struct rds_tcp_conn,
+					       rx_deadline_w);
+	unsigned long since = READ_ONCE(tc->rx_since);
+	unsigned long due;
+
+	smp_rmb();	/* rx_since, then rx_hdr_got, then rx_since */
+	if (!READ_ONCE(tc->rx_hdr_got) || READ_ONCE(tc->rx_held))
+		return;		/* nothing partial; rx_w re-arms after */
+	smp_rmb();
+	if (READ_ONCE(tc->rx_since) != since)
+		return;		/* a new message began: rx_w re-arms */
+	due = since + RDS_TCP_RX_DEADLINE;
+	if (time_before(jiffies, due)) {
+		queue_delayed_work(rds_tcp_wq, &tc->rx_deadline_w,
+				   due - jiffies);
+		return;
+	}
+	rds_zc_conn_drop(tc->conn, "a message did not complete in time");
+}
+
+/**
+ * rds_tcp_rx_drain() - deliver the whole messages left in a socket
+ * @tc: the connection, its callbacks removed and rx_w cancelled
+ *
+ * TCP acknowledged them, and so did we to the peer: they are delivered
+ * now, or they would be lost.  A partial message is not (the peer sends
+ * it again); neither is anything after bad data.
+ */
+void rds_tcp_rx_drain(struct rds_tcp_conn *tc)
+{
+	struct sock *sk = tc->sock->sk;
+
+	lock_sock(sk);
+	if (!tc->rx_bad)
+		rds_tcp_rx_read(tc, sk);
+	release_sock(sk);
 }
 
 /**

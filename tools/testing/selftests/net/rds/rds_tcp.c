@@ -44,6 +44,31 @@
  *                    "alloc", all namespaces) comes back to where it was,
  *                    so no socket of a connection outlived its namespace
  *                    (the distribution's leaves some: skipped there)
+ *   hostile_csum     a peer as hostile_length sends a congestion map of
+ *                    10 bytes (ignored: the connection stays), then a
+ *                    header with a wrong checksum: its connection is reset
+ *                    at once; the honest pair works before and after
+ *                    (the distribution checks no checksum: skipped)
+ *   hostile_stall    one peer sends 20 bytes of a header and stops, one
+ *                    (to 10.99.0.250) announces 64 KiB and sends a byte of
+ *                    it every 200 ms: RDS_INFO_TCP_SOCKETS shows each
+ *                    holding only what it sent, each connection is reset
+ *                    within 20 s (a message has 10 s to arrive whole), the
+ *                    honest pair works meanwhile (the distribution keeps
+ *                    them: skipped)
+ *   hostile_flood    64 peers from 64 addresses of rdstcp_b with
+ *                    net.rds.conn_max 8 above what exists: rdstcp_a takes
+ *                    at most 8 connections (RDS_INFO_CONNECTIONS), the
+ *                    others are reset and counted (conn_refused_limit),
+ *                    the honest pair works (the distribution has no
+ *                    limit: skipped)
+ *   reconnect_reset  1000 numbered datagrams each way through the lossy
+ *                    link, the TCP connection reset halfway (ss -K): each
+ *                    arrives once, in order
+ *   reconnect_cut    the same with the link cut (100 % loss) for 3 s
+ *   reconnect_restart  rdstcp_d (B) deleted with its connection up and
+ *                    made again: 500 numbered datagrams each way between
+ *                    the new B and the old A arrive once, in order
  *
  * Needs root, ip, tc (sch_netem) and the veth module.
  */
@@ -69,6 +94,7 @@
 #define A4		"10.99.0.1"
 #define B4		"10.99.0.2"
 #define A4_2		"10.99.0.3"
+#define A4_3		"10.99.0.250"
 #define A6		"fd99::1"
 #define B6		"fd99::2"
 #define PORT_A		4100
@@ -97,16 +123,16 @@ static int tc_sh(const char *fmt, ...)
 	return ret;
 }
 
-/* Make the namespaces @a and @b with the lossy veth pair between them. */
-static int tc_net_up(const char *a, const char *b, int netem)
+/* The veth pair between namespaces @a and @b, lossy if @netem. */
+static int tc_link_up(const char *a, const char *b, int netem)
 {
-	if (tc_sh("ip netns add %s && ip netns add %s", a, b) ||
-	    tc_sh("ip link add rdstcp0 netns %s type veth peer name rdstcp1 netns %s",
+	if (tc_sh("ip link add rdstcp0 netns %s type veth peer name rdstcp1 netns %s",
 		  a, b) ||
 	    tc_sh("ip -n %s link set lo up && ip -n %s link set lo up", a, b) ||
 	    tc_sh("ip -n %s addr add " A4 "/24 dev rdstcp0", a) ||
 	    tc_sh("ip -n %s addr add " A6 "/64 dev rdstcp0 nodad", a) ||
 	    tc_sh("ip -n %s addr add " A4_2 "/24 dev rdstcp0", a) ||
+	    tc_sh("ip -n %s addr add " A4_3 "/24 dev rdstcp0", a) ||
 	    tc_sh("ip -n %s addr add " B4 "/24 dev rdstcp1", b) ||
 	    tc_sh("ip -n %s addr add " B6 "/64 dev rdstcp1 nodad", b) ||
 	    tc_sh("ip -n %s link set rdstcp0 up && ip -n %s link set rdstcp1 up",
@@ -119,6 +145,14 @@ static int tc_net_up(const char *a, const char *b, int netem)
 		   NETEM)))
 		return -1;
 	return 0;
+}
+
+/* Make the namespaces @a and @b with the lossy veth pair between them. */
+static int tc_net_up(const char *a, const char *b, int netem)
+{
+	if (tc_sh("ip netns add %s && ip netns add %s", a, b))
+		return -1;
+	return tc_link_up(a, b, netem);
 }
 
 static void tc_net_down(const char *a, const char *b)
@@ -204,7 +238,7 @@ static void tc_fill(unsigned char *buf, int dir, uint32_t i)
  * address, within @limit_ms; then nothing more may come.
  */
 static void tc_exchange(int fa, int fb, const void *to_b, const void *to_a,
-			unsigned int n, int limit_ms)
+			unsigned int n, int limit_ms, void (*mid)(void))
 {
 	const void *to[2] = { to_b, to_a };
 	int fd[2] = { fa, fb };
@@ -233,6 +267,11 @@ static void tc_exchange(int fa, int fb, const void *to_b, const void *to_a,
 			}
 		}
 		poll(pfd, 2, 100);
+		/* Once, halfway: what the connection has to live through. */
+		if (mid && got[0] >= n / 2) {
+			mid();
+			mid = NULL;
+		}
 		for (d = 0; d < 2; d++) {
 			socklen_t fl = sizeof(from);
 			int s = 1 - d;	/* fd[d] gets what fd[s] sent */
@@ -327,7 +366,7 @@ static void test_stream_v4(void)
 	fb = tc_socket(NS_B, B4, PORT_B, 1);
 	sin4(&to_a, A4, PORT_A);
 	sin4(&to_b, B4, PORT_B);
-	tc_exchange(fa, fb, &to_b, &to_a, tc_count, rt_scaled_ms(100000));
+	tc_exchange(fa, fb, &to_b, &to_a, tc_count, rt_scaled_ms(100000), NULL);
 	close(fa);
 	close(fb);
 }
@@ -342,7 +381,8 @@ static void test_stream_v6(void)
 	fb = tc_socket(NS_B, B6, PORT_B + 1, 1);
 	sin6(&to_a, A6, PORT_A + 1);
 	sin6(&to_b, B6, PORT_B + 1);
-	tc_exchange(fa, fb, &to_b, &to_a, tc_count / 2, rt_scaled_ms(100000));
+	tc_exchange(fa, fb, &to_b, &to_a, tc_count / 2, rt_scaled_ms(100000),
+		    NULL);
 	close(fa);
 	close(fb);
 }
@@ -602,6 +642,515 @@ static void test_netns_teardown(void)
 		    before, after);
 }
 
+/*
+ * The hostile peers below are raw TCP sockets of rdstcp_b, bound to an
+ * address lower than the one of rdstcp_a they connect to, whose
+ * connection rdstcp_a therefore takes (tcp.h: the lower end connects).
+ */
+#define FLOOD_FIRST	100	/* rdstcp_b's 10.99.0.100 ... */
+#define FLOOD_N		64
+#define FLOOD_SLACK	8	/* connections conn_max leaves room for */
+#define KNOB_DIR	"/proc/sys/net/rds/"
+
+/*
+ * A raw TCP connection from @from (of rdstcp_b) to port 16385 of @to, or
+ * -1 with errno if it failed (a node that refuses it may reset it before
+ * connect() returns).
+ */
+static int tc_raw_try(const char *from, const char *to)
+{
+	struct sockaddr_in me, peer;
+	int fd, one = 1, err;
+
+	tc_enter(NS_B);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	tc_enter(NULL);
+	if (fd < 0)
+		return -1;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	sin4(&me, from, 0);
+	sin4(&peer, to, TCP_PORT);
+	if (bind(fd, (struct sockaddr *)&me, sizeof(me)) ||
+	    connect(fd, (struct sockaddr *)&peer, sizeof(peer))) {
+		err = errno;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	return fd;
+}
+
+/* The same without waiting for the handshake: the socket, or -1. */
+static int tc_raw_start(const char *from, const char *to)
+{
+	struct sockaddr_in me, peer;
+	int fd;
+
+	tc_enter(NS_B);
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	tc_enter(NULL);
+	if (fd < 0)
+		return -1;
+	sin4(&me, from, 0);
+	sin4(&peer, to, TCP_PORT);
+	if (bind(fd, (struct sockaddr *)&me, sizeof(me)) ||
+	    (connect(fd, (struct sockaddr *)&peer, sizeof(peer)) &&
+	     errno != EINPROGRESS)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Wait up to @ms for the handshakes of the @n sockets of tc_raw_start()
+ * to end, either way.  Return: how many ended.
+ */
+static int tc_raw_settle(const int *fd, int n, int ms)
+{
+	long long until = rt_now_ms() + ms;
+	struct pollfd pfd[FLOOD_N];
+	int i, ended;
+
+	do {
+		ended = 0;
+		for (i = 0; i < n; i++) {
+			pfd[i].fd = fd[i];
+			pfd[i].events = POLLOUT;
+			pfd[i].revents = 0;
+		}
+		poll(pfd, n, 100);
+		for (i = 0; i < n; i++)
+			ended += fd[i] < 0 || pfd[i].revents != 0;
+	} while (ended < n && rt_now_ms() < until);
+	return ended;
+}
+
+static int tc_raw(const char *from, const char *to)
+{
+	int fd = tc_raw_try(from, to);
+
+	ASSERT_TRUE(fd >= 0, "connect %s -> %s:%d: %s", from, to, TCP_PORT,
+		    rt_errname(errno));
+	return fd;
+}
+
+/*
+ * Whether the node closed @fd (end of stream or reset) within @ms; what
+ * it sent meanwhile (its congestion map) is read and dropped.
+ */
+static int tc_raw_closed(int fd, int ms)
+{
+	long long until = rt_now_ms() + ms;
+	static char buf[65536];
+	long r;
+
+	do {
+		if (poll_fd(fd, POLLIN, 50) <= 0)
+			continue;
+		while ((r = recv(fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0)
+			;
+		if (r == 0 || (r < 0 && errno != EAGAIN))
+			return 1;
+	} while (rt_now_ms() < until);
+	return 0;
+}
+
+/* The one's complement sum of @len bytes (even), as ip_fast_csum. */
+static uint16_t tc_csum(const void *p, size_t len)
+{
+	const uint16_t *w = p;
+	uint32_t sum = 0;
+
+	for (; len > 1; len -= 2)
+		sum += *w++;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+/* An RDS header: sequence @seq, @len payload bytes, ports 1 -> 1. */
+static void tc_hdr(unsigned char *hdr, uint64_t seq, uint32_t len,
+		   uint8_t flags)
+{
+	uint32_t l = htonl(len);
+	int i;
+
+	memset(hdr, 0, 48);
+	for (i = 0; i < 8; i++)
+		hdr[i] = (uint8_t)(seq >> (56 - 8 * i));
+	memcpy(hdr + 16, &l, 4);
+	hdr[21] = 1;
+	hdr[23] = 1;
+	hdr[24] = flags;
+}
+
+/* Both ways between rdstcp_a and rdstcp_b: the honest pair still works. */
+static void tc_honest(unsigned short port_off, unsigned int n)
+{
+	struct sockaddr_in to_a, to_b;
+	int fa, fb;
+
+	fa = tc_socket(NS_A, A4, PORT_A + port_off, 1);
+	fb = tc_socket(NS_B, B4, PORT_B + port_off, 1);
+	sin4(&to_a, A4, PORT_A + port_off);
+	sin4(&to_b, B4, PORT_B + port_off);
+	tc_exchange(fa, fb, &to_b, &to_a, n, rt_scaled_ms(60000), NULL);
+	close(fa);
+	close(fb);
+}
+
+/*
+ * A header with bad fields: a congestion map of 10 bytes is ignored, the
+ * connection stays; then one with a wrong checksum: the connection is
+ * reset at once.  The honest pair is not disturbed.
+ */
+static void test_hostile_csum(void)
+{
+	unsigned char msg[48 + 10] = {};
+	uint16_t sum;
+	int fd;
+
+	tc_need_setup();
+	if (modules_are_distro())
+		rt_skip("%s", "the distribution does not check the RDS header checksum over TCP");
+	tc_honest(10, 20);
+	fd = tc_raw(B4, A4_2);
+	tc_hdr(msg, 0, 10, 0x04);	/* RDS_FLAG_CONG_BITMAP */
+	ASSERT_EQ(write(fd, msg, sizeof(msg)), (long)sizeof(msg));
+	EXPECT_TRUE(!tc_raw_closed(fd, rt_scaled_ms(500)), "%s",
+		    "a short congestion map closed the connection");
+	tc_hdr(msg, 1, 0, 0);
+	sum = tc_csum(msg, 48);
+	sum = sum == 0xffff ? 1 : sum + 1;	/* wrong, and not 0 */
+	memcpy(msg + 30, &sum, 2);	/* h_csum */
+	ASSERT_EQ(write(fd, msg, 48), 48);
+	EXPECT_TRUE(tc_raw_closed(fd, rt_scaled_ms(10000)), "%s",
+		    "a header with a bad checksum did not close the connection");
+	close(fd);
+	tc_honest(10, 20);
+}
+
+/*
+ * Two peers that hold a message open: one sends 20 bytes of a header and
+ * stops, one (slowloris) a header announcing 64 KiB and then one byte of
+ * it every 200 ms.  Each costs its connection no more than what it sent
+ * (RDS_INFO_TCP_SOCKETS shows where each stands), and each connection is
+ * reset within the 10 s a message has to arrive whole (tcp_recv.c); the
+ * honest pair works meanwhile.
+ */
+static void test_hostile_stall(void)
+{
+	unsigned char hdr[48];
+	struct rds_info_tcp_socket *r4;
+	long long start, closed[2] = { 0, 0 };
+	struct in_addr a2, a3;
+	int fd[2], i, fa, rows = 0;
+	socklen_t len;
+	char c = 's';
+
+	tc_need_setup();
+	if (modules_are_distro())
+		rt_skip("%s", "the distribution keeps a connection whose message never completes");
+	fd[0] = tc_raw(B4, A4_2);
+	fd[1] = tc_raw(B4, A4_3);
+	tc_hdr(hdr, 1, 1000, 0);
+	ASSERT_EQ(write(fd[0], hdr, 20), 20);
+	tc_hdr(hdr, 1, 65536, 0);
+	ASSERT_EQ(write(fd[1], hdr, 48), 48);
+	start = rt_now_ms();
+	tc_honest(11, 20);
+	/* Where each stands: 28 header bytes due; 64 KiB less what came. */
+	fa = tc_socket(NS_A, A4, 0, 1);
+	inet_pton(AF_INET, A4_2, &a2);
+	inet_pton(AF_INET, A4_3, &a3);
+	ASSERT_TRUE(rds_info_read(fa, RDS_INFO_TCP_SOCKETS, (void **)&r4,
+				  &len) >= 0,
+		    "RDS_INFO_TCP_SOCKETS: %s", rt_errname(errno));
+	for (i = 0; r4 && i < (int)(len / sizeof(*r4)); i++) {
+		if (r4[i].local_addr == a2.s_addr) {
+			EXPECT_EQ(r4[i].hdr_rem, 28);
+			rows++;
+		} else if (r4[i].local_addr == a3.s_addr) {
+			EXPECT_EQ(r4[i].hdr_rem, 0);
+			EXPECT_TRUE(r4[i].data_rem > 65536 - 100,
+				    "data_rem %llu",
+				    (unsigned long long)r4[i].data_rem);
+			rows++;
+		}
+	}
+	free(r4);
+	close(fa);
+	EXPECT_EQ(rows, 2);
+	while (rt_now_ms() - start < rt_scaled_ms(20000) &&
+	       (!closed[0] || !closed[1])) {
+		for (i = 0; i < 2; i++)
+			if (!closed[i] && tc_raw_closed(fd[i], 0))
+				closed[i] = rt_now_ms() - start;
+		if (!closed[1] && send(fd[1], &c, 1, MSG_NOSIGNAL) < 0)
+			closed[1] = rt_now_ms() - start;
+		rt_sleep_ms(200);
+	}
+	EXPECT_TRUE(closed[0], "%s",
+		    "a header that never completed kept its connection 20 s");
+	EXPECT_TRUE(closed[1], "%s",
+		    "a message sent a byte every 200 ms kept its connection 20 s");
+	rt_diag("reset after %lld ms (stalled header), %lld ms (slowloris)",
+		closed[0], closed[1]);
+	close(fd[0]);
+	close(fd[1]);
+	tc_honest(11, 20);
+}
+
+static void knob_set(const char *name, long val, long *old)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), KNOB_DIR "%s", name);
+	f = fopen(path, "r+");
+	ASSERT_TRUE(f, "%s: %s", path, rt_errname(errno));
+	if (old)
+		ASSERT_TRUE(fscanf(f, "%ld", old) == 1, "%s: unreadable", path);
+	rewind(f);
+	fprintf(f, "%ld\n", val);
+	ASSERT_TRUE(!fclose(f), "%s: cannot write %ld: %s", path, val,
+		    rt_errname(errno));
+}
+
+/*
+ * The knobs hostile_flood changes, as they were before any case, put
+ * back by main() whatever became of the case.
+ */
+static const char *const tc_knobs[] = {
+	"conn_max", "conn_reap_ms", "conn_idle_ms",
+};
+
+static char tc_knob_vals[ARRAY_SIZE(tc_knobs)][32];
+
+static void tc_knobs_save(int restore)
+{
+	char path[128];
+	unsigned int i;
+	FILE *f;
+
+	for (i = 0; i < ARRAY_SIZE(tc_knobs); i++) {
+		snprintf(path, sizeof(path), KNOB_DIR "%s", tc_knobs[i]);
+		f = fopen(path, restore ? "w" : "r");
+		if (!f)
+			continue;
+		if (restore && tc_knob_vals[i][0])
+			fputs(tc_knob_vals[i], f);
+		else if (!restore && !fgets(tc_knob_vals[i], 32, f))
+			tc_knob_vals[i][0] = 0;
+		fclose(f);
+	}
+}
+
+/* RDS connections of namespace @ns (NULL: the first), any state. */
+static int tc_conns(const char *ns)
+{
+	struct rds_info_connection *ci;
+	socklen_t len;
+	int fd, n;
+
+	tc_enter(ns);
+	fd = rds_socket();
+	tc_enter(NULL);
+	ASSERT_TRUE(rds_info_read(fd, RDS_INFO_CONNECTIONS, (void **)&ci,
+				  &len) >= 0,
+		    "RDS_INFO_CONNECTIONS: %s", rt_errname(errno));
+	n = len / sizeof(*ci);
+	free(ci);
+	close(fd);
+	return n;
+}
+
+/* rdstcp_a's connections to the flood's addresses, or -1. */
+static int tc_flood_conns(void)
+{
+	struct rds_info_connection *ci;
+	socklen_t len;
+	uint32_t f;
+	int fd, i, n = 0;
+
+	tc_enter(NS_A);
+	fd = rds_socket();
+	tc_enter(NULL);
+	if (rds_info_read(fd, RDS_INFO_CONNECTIONS, (void **)&ci, &len) < 0) {
+		close(fd);
+		return -1;
+	}
+	for (i = 0; ci && i < (int)(len / sizeof(*ci)); i++) {
+		f = ntohl(ci[i].faddr);
+		n += f >= (0x0a630000u | FLOOD_FIRST) &&
+		     f < (0x0a630000u | (FLOOD_FIRST + FLOOD_N));
+	}
+	free(ci);
+	close(fd);
+	return n;
+}
+
+/*
+ * A flood of connections from FLOOD_N addresses of rdstcp_b, with
+ * net.rds.conn_max leaving room for FLOOD_SLACK more connections than
+ * exist: at most that many are taken, the others reset and counted
+ * (conn_refused_limit), and the honest pair works throughout.  The
+ * distribution has no such limit (skipped).
+ */
+static void test_hostile_flood(void)
+{
+	long old_max = 0, old_reap = 0, old_idle = 0;
+	long long refused, grew;
+	int fd[FLOOD_N], i, open_n = 0, cfd, have, kept, done;
+	char from[32];
+
+	tc_need_setup();
+	if (modules_are_distro())
+		rt_skip("%s", "the distribution has no net.rds.conn_max");
+	ASSERT_TRUE(!tc_sh("for i in $(seq %d %d); do %s; done | ip -n %s -batch -",
+			   FLOOD_FIRST, FLOOD_FIRST + FLOOD_N - 1,
+			   "echo addr add 10.99.0.$i/32 dev rdstcp1", NS_B),
+		    "%s", "flood addresses");
+	tc_honest(12, 20);
+	cfd = rds_socket();
+	refused = rds_counter(cfd, "conn_refused_limit");
+	ASSERT_TRUE(refused >= 0, "%s", "no counter conn_refused_limit");
+	/*
+	 * Nothing leaves the table while the case counts.  No ASSERT from
+	 * here on: the limits are put back at the end.
+	 */
+	knob_set("conn_reap_ms", 0, &old_reap);
+	knob_set("conn_idle_ms", 0, &old_idle);
+	have = tc_conns(NULL) + tc_conns(NS_A) + tc_conns(NS_B);
+	knob_set("conn_max", have + FLOOD_SLACK, &old_max);
+	rt_diag("%d connections: conn_max %d", have, have + FLOOD_SLACK);
+	/* All at once, non-blocking: a connect the node never answers waits. */
+	for (i = 0; i < FLOOD_N; i++) {
+		snprintf(from, sizeof(from), "10.99.0.%d", FLOOD_FIRST + i);
+		fd[i] = tc_raw_start(from, A4_3);
+	}
+	/* Until each handshake ended (a SYN the lossy link lost is resent). */
+	done = tc_raw_settle(fd, FLOOD_N, rt_scaled_ms(15000));
+	rt_sleep_ms(rt_scaled_ms(1000));
+	/*
+	 * The node's side counts: a reset the lossy link lost leaves the
+	 * peer's socket open, and a duplicated SYN may be refused twice.
+	 */
+	for (i = 0; i < FLOOD_N; i++) {
+		if (fd[i] >= 0 && !tc_raw_closed(fd[i], 20))
+			open_n++;
+	}
+	kept = tc_flood_conns();
+	grew = rds_counter(cfd, "conn_refused_limit") - refused;
+	EXPECT_TRUE(kept >= 0 && kept <= FLOOD_SLACK,
+		    "%d connections to the flood's addresses", kept);
+	EXPECT_TRUE(grew >= done - FLOOD_SLACK,
+		    "conn_refused_limit grew by %lld, %d handshakes", grew,
+		    done);
+	rt_diag("flood: %d handshakes, %d connections taken, %lld refused, %d sockets open",
+		done, kept, grew, open_n);
+	tc_honest(12, 50);
+	for (i = 0; i < FLOOD_N; i++)
+		if (fd[i] >= 0)
+			close(fd[i]);
+	knob_set("conn_max", old_max, NULL);
+	knob_set("conn_reap_ms", old_reap, NULL);
+	knob_set("conn_idle_ms", old_idle, NULL);
+	close(cfd);
+}
+
+/* Kill the TCP connection between the pair (ss -K: a reset both ways). */
+static void tc_kill_conn(void)
+{
+	tc_sh("ip netns exec " NS_A " ss -K -tn 'dport = :%d' >/dev/null",
+	      TCP_PORT);
+	tc_sh("ip netns exec " NS_B " ss -K -tn 'dport = :%d' >/dev/null",
+	      TCP_PORT);
+}
+
+/* Cut the link for 3 s: 100 % loss both ways, then the lossy link again. */
+static void tc_cut_link(void)
+{
+	tc_sh("ip netns exec " NS_A " tc qdisc change dev rdstcp0 root netem loss 100%%");
+	tc_sh("ip netns exec " NS_B " tc qdisc change dev rdstcp1 root netem loss 100%%");
+	rt_sleep_ms(3000);
+	tc_sh("ip netns exec %s tc qdisc change dev rdstcp0 root %s", NS_A,
+	      NETEM);
+	tc_sh("ip netns exec %s tc qdisc change dev rdstcp1 root %s", NS_B,
+	      NETEM);
+}
+
+/*
+ * Numbered datagrams each way through the lossy link; halfway, the TCP
+ * connection is reset (ss -K on both ends): each datagram arrives once,
+ * in order.
+ */
+static void test_reconnect_reset(void)
+{
+	struct sockaddr_in to_a, to_b;
+	int fa, fb;
+
+	tc_need_setup();
+	fa = tc_socket(NS_A, A4, PORT_A + 13, 1);
+	fb = tc_socket(NS_B, B4, PORT_B + 13, 1);
+	sin4(&to_a, A4, PORT_A + 13);
+	sin4(&to_b, B4, PORT_B + 13);
+	tc_exchange(fa, fb, &to_b, &to_a, 1000, rt_scaled_ms(120000),
+		    tc_kill_conn);
+	close(fa);
+	close(fb);
+}
+
+/* The same across a link cut of 3 s. */
+static void test_reconnect_cut(void)
+{
+	struct sockaddr_in to_a, to_b;
+	int fa, fb;
+
+	tc_need_setup();
+	fa = tc_socket(NS_A, A4, PORT_A + 14, 1);
+	fb = tc_socket(NS_B, B4, PORT_B + 14, 1);
+	sin4(&to_a, A4, PORT_A + 14);
+	sin4(&to_b, B4, PORT_B + 14);
+	tc_exchange(fa, fb, &to_b, &to_a, 1000, rt_scaled_ms(120000),
+		    tc_cut_link);
+	close(fa);
+	close(fb);
+}
+
+/*
+ * A peer restart: rdstcp_d (node B) is deleted with its connection up
+ * and made again with the same addresses.  Numbered datagrams each way
+ * between the new B and the A that lived through it arrive once, in
+ * order.
+ */
+static void test_reconnect_restart(void)
+{
+	struct sockaddr_in to_a, to_b;
+	int fa, fb;
+
+	tc_need_setup();
+	tc_net_down("rdstcp_c", "rdstcp_d");
+	ASSERT_TRUE(!tc_net_up("rdstcp_c", "rdstcp_d", 0), "%s",
+		    "second pair of namespaces");
+	fa = tc_socket("rdstcp_c", A4, PORT_A + 15, 1);
+	fb = tc_socket("rdstcp_d", B4, PORT_B + 15, 1);
+	sin4(&to_a, A4, PORT_A + 15);
+	sin4(&to_b, B4, PORT_B + 15);
+	tc_exchange(fa, fb, &to_b, &to_a, 200, rt_scaled_ms(60000), NULL);
+	close(fb);
+	ASSERT_TRUE(!tc_sh("ip netns del rdstcp_d && ip netns add rdstcp_d"),
+		    "%s", "restart rdstcp_d");
+	ASSERT_TRUE(!tc_link_up("rdstcp_c", "rdstcp_d", 0), "%s",
+		    "link to the new rdstcp_d");
+	fb = tc_socket("rdstcp_d", B4, PORT_B + 15, 1);
+	tc_exchange(fa, fb, &to_b, &to_a, 500, rt_scaled_ms(60000), NULL);
+	close(fa);
+	close(fb);
+	tc_net_down("rdstcp_c", "rdstcp_d");
+}
+
 static const struct rt_case cases[] = {
 	RT_CASE(transport, 0),
 	RT_CASE(stream_v4, 240),
@@ -611,6 +1160,12 @@ static const struct rt_case cases[] = {
 	RT_CASE(rdma_errno, 0),
 	RT_CASE(hostile_length, 60),
 	RT_CASE(netns_teardown, 120),
+	RT_CASE(hostile_csum, 120),
+	RT_CASE(hostile_stall, 120),
+	RT_CASE(hostile_flood, 180),
+	RT_CASE(reconnect_reset, 240),
+	RT_CASE(reconnect_cut, 240),
+	RT_CASE(reconnect_restart, 240),
 };
 
 int main(int argc, char **argv)
@@ -629,7 +1184,9 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	tc_ready = ns_home >= 0 && !tc_sh("modprobe veth && modprobe sch_netem") &&
 		   !tc_net_up(NS_A, NS_B, 1);
+	tc_knobs_save(0);
 	ret = rt_run(cases, ARRAY_SIZE(cases), argv + optind);
+	tc_knobs_save(1);
 	tc_net_down(NS_A, NS_B);
 	return ret;
 }
