@@ -590,6 +590,32 @@ void rds_zc_conn_destroy_net(const struct rds_transport *trans,
 }
 EXPORT_SYMBOL_GPL(rds_zc_conn_destroy_net);
 
+/**
+ * rds_zc_conn_drop_net() - drop a transport's connections of a namespace
+ * @trans: the transport
+ * @net: the namespace
+ * @reason: what the log says
+ *
+ * Each connection that is up or connecting goes down and reconnects as
+ * after any drop (what it had sent and not got acknowledged is sent
+ * again): for a transport whose settings apply to new connections only.
+ *
+ * Context: any.
+ */
+void rds_zc_conn_drop_net(const struct rds_transport *trans,
+			  const struct net *net, const char *reason)
+{
+	struct rds_conn *conn;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(conn, &rds_conn_list, all_item) {
+		if (conn->trans == trans && net_eq(conn->net, net))
+			rds_zc_conn_drop(conn, reason);
+	}
+	rcu_read_unlock();
+}
+EXPORT_SYMBOL_GPL(rds_zc_conn_drop_net);
+
 /* The reaper's idle times, in jiffies; 0: that kind is kept. */
 struct rds_conn_reap_args {
 	unsigned long down;	/* net.rds.conn_reap_ms */

@@ -228,6 +228,8 @@ void rds_zc_conn_kick(struct rds_conn *conn);
 void rds_zc_conn_connect(struct rds_conn *conn);
 void rds_zc_conn_destroy_net(const struct rds_transport *trans,
 			     const struct net *net);
+void rds_zc_conn_drop_net(const struct rds_transport *trans,
+			  const struct net *net, const char *reason);
 
 /**
  * struct rds_conn_upcalls - what connections need of the socket layer

@@ -106,20 +106,64 @@ static struct rds_transport rds_tcp_transport = {
 static int rds_tcp_min_sndbuf = SOCK_MIN_SNDBUF;
 static int rds_tcp_min_rcvbuf = SOCK_MIN_RCVBUF;
 
+/* The handlers' table argument became const in 6.11 (Kbuild tests it). */
+#ifdef RDS_CTL_HANDLER_CONST
+#define RDS_TCP_CTL_CONST const
+#else
+#define RDS_TCP_CTL_CONST
+#endif
+
+/*
+ * A size written applies to new sockets only: the namespace's
+ * connections are dropped, so that they reconnect with it, as the
+ * distribution's do.  A write that fails (below the minimum: EINVAL)
+ * changes nothing.
+ */
+static int rds_tcp_buf_written(struct rds_tcp_net *rtn,
+			       RDS_TCP_CTL_CONST struct ctl_table *ctl,
+			       int write, void *buffer, size_t *lenp,
+			       loff_t *ppos)
+{
+	int ret = proc_dointvec_minmax(ctl, write, buffer, lenp, ppos);
+
+	if (!ret && write)
+		rds_zc_conn_drop_net(rtn->trans, rtn->net,
+				     "net.rds.tcp buffer size written");
+	return ret;
+}
+
+static int rds_tcp_sndbuf_handler(RDS_TCP_CTL_CONST struct ctl_table *ctl,
+				  int write, void *buffer, size_t *lenp,
+				  loff_t *ppos)
+{
+	return rds_tcp_buf_written(container_of((int *)ctl->data,
+						struct rds_tcp_net, sndbuf),
+				   ctl, write, buffer, lenp, ppos);
+}
+
+static int rds_tcp_rcvbuf_handler(RDS_TCP_CTL_CONST struct ctl_table *ctl,
+				  int write, void *buffer, size_t *lenp,
+				  loff_t *ppos)
+{
+	return rds_tcp_buf_written(container_of((int *)ctl->data,
+						struct rds_tcp_net, rcvbuf),
+				   ctl, write, buffer, lenp, ppos);
+}
+
 /* Copied for each namespace, .data pointing into its rds_tcp_net. */
 static const struct ctl_table rds_tcp_sysctl_table[] = {
 	{
 		.procname	= "rds_tcp_sndbuf",
 		.maxlen		= sizeof(int),
 		.mode		= 0644,
-		.proc_handler	= proc_dointvec_minmax,
+		.proc_handler	= rds_tcp_sndbuf_handler,
 		.extra1		= &rds_tcp_min_sndbuf,
 	},
 	{
 		.procname	= "rds_tcp_rcvbuf",
 		.maxlen		= sizeof(int),
 		.mode		= 0644,
-		.proc_handler	= proc_dointvec_minmax,
+		.proc_handler	= rds_tcp_rcvbuf_handler,
 		.extra1		= &rds_tcp_min_rcvbuf,
 	},
 #ifndef register_net_sysctl

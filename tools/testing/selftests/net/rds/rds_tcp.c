@@ -69,6 +69,10 @@
  *   reconnect_restart  rdstcp_d (B) deleted with its connection up and
  *                    made again: 500 numbered datagrams each way between
  *                    the new B and the old A arrive once, in order
+ *   sysctl_buf       net.rds.tcp.rds_tcp_sndbuf/rcvbuf of a namespace:
+ *                    below the minimum EINVAL, a value reads back, a write
+ *                    resets the connection, whose new socket has those
+ *                    sizes (ss -m)
  *
  * Needs root, ip, tc (sch_netem) and the veth module.
  */
@@ -1151,6 +1155,149 @@ static void test_reconnect_restart(void)
 	tc_net_down("rdstcp_c", "rdstcp_d");
 }
 
+/* The local port of rdstcp_c's (A4's) connection to port 16385, or 0. */
+static int tc_conn_lport(int fd)
+{
+	struct rds_info_tcp_socket *r4;
+	struct in_addr a;
+	socklen_t len;
+	int i, port = 0;
+
+	inet_pton(AF_INET, A4, &a);
+	ASSERT_TRUE(rds_info_read(fd, RDS_INFO_TCP_SOCKETS, (void **)&r4,
+				  &len) >= 0,
+		    "RDS_INFO_TCP_SOCKETS: %s", rt_errname(errno));
+	for (i = 0; r4 && i < (int)(len / sizeof(*r4)); i++)
+		if (r4[i].local_addr == a.s_addr &&
+		    ntohs(r4[i].peer_port) == TCP_PORT)
+			port = ntohs(r4[i].local_port);
+	free(r4);
+	return port;
+}
+
+/* Write @val to net.rds.tcp.@name of rdstcp_c; 0 or the errno. */
+static int tc_buf_set(const char *name, long val)
+{
+	char path[128];
+	int fd, ret = 0;
+	char s[32];
+	long n;
+
+	tc_enter("rdstcp_c");
+	snprintf(path, sizeof(path), "/proc/sys/net/rds/tcp/%s", name);
+	fd = open(path, O_WRONLY);
+	tc_enter(NULL);
+	ASSERT_TRUE(fd >= 0, "%s: %s", path, rt_errname(errno));
+	n = snprintf(s, sizeof(s), "%ld\n", val);
+	if (write(fd, s, n) != n)
+		ret = errno;
+	close(fd);
+	return ret;
+}
+
+static long tc_buf_get(const char *name)
+{
+	char path[128];
+	long val = -1;
+	FILE *f;
+
+	tc_enter("rdstcp_c");
+	snprintf(path, sizeof(path), "/proc/sys/net/rds/tcp/%s", name);
+	f = fopen(path, "r");
+	tc_enter(NULL);
+	ASSERT_TRUE(f, "%s: %s", path, rt_errname(errno));
+	if (fscanf(f, "%ld", &val) != 1)
+		val = -1;
+	fclose(f);
+	return val;
+}
+
+/* skmem's tb (send buffer) and rb (receive buffer) of that socket. */
+static int tc_skmem(int lport, long *tb, long *rb)
+{
+	char cmd[256], line[512], *p;
+	int found = 0;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd),
+		 "ip netns exec rdstcp_c ss -tmnH 'sport = :%d'", lport);
+	f = popen(cmd, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		p = strstr(line, "skmem:(");
+		if (!p)
+			continue;
+		p = strstr(p, ",rb");
+		if (!p || sscanf(p, ",rb%ld", rb) != 1)
+			continue;
+		p = strstr(p, ",tb");
+		if (p && sscanf(p, ",tb%ld", tb) == 1)
+			found = 1;
+	}
+	pclose(f);
+	return found;
+}
+
+#define SNDBUF_SET	65536
+#define RCVBUF_SET	98304
+
+/*
+ * net.rds.tcp.rds_tcp_sndbuf and rds_tcp_rcvbuf, per namespace: a value
+ * below the socket minimum is refused (EINVAL); one written reads back,
+ * resets the namespace's connections, as the distribution's, and the
+ * new connection's socket has those buffer sizes (ss -m: tb, rb).
+ */
+static void test_sysctl_buf(void)
+{
+	struct sockaddr_in to;
+	long tb = 0, rb = 0, before;
+	int fa, fb, lport, lport2 = 0, i;
+	char c = 'b';
+
+	tc_need_setup();
+	tc_net_down("rdstcp_c", "rdstcp_d");
+	ASSERT_TRUE(!tc_net_up("rdstcp_c", "rdstcp_d", 0), "%s",
+		    "second pair of namespaces");
+	fa = tc_socket("rdstcp_c", A4, PORT_A + 16, 1);
+	fb = tc_socket("rdstcp_d", B4, PORT_B + 16, 1);
+	set_rcvtimeo(fb, rt_scaled_ms(20000));
+	sin4(&to, B4, PORT_B + 16);
+	ASSERT_SYS_OK(sendto(fa, &c, 1, 0, (struct sockaddr *)&to, sizeof(to)));
+	ASSERT_SYS_OK(recv(fb, &c, 1, 0));
+	lport = tc_conn_lport(fa);
+	ASSERT_TRUE(lport, "%s", "no TCP connection listed");
+	before = tc_buf_get("rds_tcp_sndbuf");
+	EXPECT_EQ(tc_buf_set("rds_tcp_sndbuf", 10), EINVAL);
+	EXPECT_EQ(tc_buf_get("rds_tcp_sndbuf"), before);
+	EXPECT_EQ(tc_buf_set("rds_tcp_sndbuf", SNDBUF_SET), 0);
+	EXPECT_EQ(tc_buf_set("rds_tcp_rcvbuf", RCVBUF_SET), 0);
+	EXPECT_EQ(tc_buf_get("rds_tcp_sndbuf"), SNDBUF_SET);
+	EXPECT_EQ(tc_buf_get("rds_tcp_rcvbuf"), RCVBUF_SET);
+	/* A new connection carries the next datagram. */
+	for (i = 0; i < 50; i++) {
+		ASSERT_SYS_OK(sendto(fa, &c, 1, 0, (struct sockaddr *)&to,
+				     sizeof(to)));
+		ASSERT_SYS_OK(recv(fb, &c, 1, 0));
+		lport2 = tc_conn_lport(fa);
+		if (lport2 && lport2 != lport)
+			break;
+		rt_sleep_ms(100);
+	}
+	EXPECT_TRUE(lport2 && lport2 != lport,
+		    "the connection (port %d) was not reset: port %d", lport,
+		    lport2);
+	if (lport2 && lport2 != lport) {
+		EXPECT_TRUE(tc_skmem(lport2, &tb, &rb), "%s",
+			    "ss -m shows no such socket");
+		EXPECT_EQ(tb, SNDBUF_SET);
+		EXPECT_EQ(rb, RCVBUF_SET);
+	}
+	close(fa);
+	close(fb);
+	tc_net_down("rdstcp_c", "rdstcp_d");
+}
+
 static const struct rt_case cases[] = {
 	RT_CASE(transport, 0),
 	RT_CASE(stream_v4, 240),
@@ -1166,6 +1313,7 @@ static const struct rt_case cases[] = {
 	RT_CASE(reconnect_reset, 240),
 	RT_CASE(reconnect_cut, 240),
 	RT_CASE(reconnect_restart, 240),
+	RT_CASE(sysctl_buf, 120),
 };
 
 int main(int argc, char **argv)
