@@ -549,6 +549,136 @@ static int rds_ib_xmit_map_frag(struct rds_ib_conn *ic,
 	return 0;
 }
 
+/* Build and checksum the header of @m's frames in @h. */
+static __always_inline void rds_ib_hdr_build(struct rds_ib_hdr *h,
+					     const struct rds_msg *m,
+					     __be64 ack, u8 credit)
+{
+	memset(h, 0, sizeof(*h));
+	h->h_sequence = cpu_to_be64(m->seq);
+	h->h_ack = ack;
+	h->h_len = cpu_to_be32(m->len);
+	h->h_sport = m->sport;
+	h->h_dport = m->dport;
+	h->h_flags = m->flags;
+	h->h_credit = credit;
+	memcpy(h->h_exthdr, m->exthdr, sizeof(h->h_exthdr));
+	rds_ib_hdr_csum(h);
+}
+
+/*
+ * Map the payload of the fragment at @off of @m into @slot and describe
+ * it in @wr's SGEs.  Return: 0, or -ENOMEM / -EOPNOTSUPP with nothing of
+ * it left mapped.
+ */
+static __always_inline int rds_ib_xmit_map(struct rds_ib_conn *ic,
+					   struct rds_ib_send_slot *slot,
+					   const struct rds_msg *m, size_t off,
+					   struct ib_send_wr *wr)
+{
+	struct ib_device *ibdev = ic->rdev->ibdev;
+	struct ib_sge *sge = slot->sge;
+	int err;
+
+	slot->dma_single = m->data;	/* one fragment */
+	if (slot->dma_single) {
+		slot->dma_len = m->len;
+		slot->dma = ib_dma_map_single(ibdev, m->data, slot->dma_len,
+					      DMA_TO_DEVICE);
+	} else {
+		err = rds_ib_xmit_map_frag(ic, slot, m, off, &sge[2]);
+		if (err)
+			return err;
+	}
+	if (ib_dma_mapping_error(ibdev, slot->dma)) {
+		slot->dma = 0;
+		return -ENOMEM;
+	}
+	sge[1].addr = slot->dma;
+	sge[1].length = slot->dma_len;
+	sge[1].lkey = ic->rdev->pd->local_dma_lkey;
+	wr->num_sge = slot->dma2 ? 3 : 2;
+	return 0;
+}
+
+/*
+ * The SEND of a message of one fragment (a small datagram, the message
+ * that carries an RDMA operation's ACK or a MAP): one slot, one credit,
+ * one WR posted alone, without the chain and batch bookkeeping of
+ * rds_ib_xmit()'s loop.  Same frame, same signaling and fencing rules,
+ * and the same ACK frame for credits a grab left over, sent or not.
+ * Return: as rds_ib_xmit().
+ */
+static int rds_ib_xmit_one(struct rds_ib_conn *ic, struct rds_msg *m,
+			   unsigned int *frag)
+{
+	unsigned int i = ic->send_head;
+	struct rds_ib_send_slot *slot = &ic->send_slots[i];
+	struct ib_send_wr *wr = &slot->wr;
+	u8 credit;
+	int ret;
+
+	if (!rds_ib_send_slot_get(ic)) {
+		rds_ib_stat_inc(RDS_IB_STAT_TX_RING_FULL);
+		ret = -EAGAIN;
+		goto out;
+	}
+	if (!rds_ib_credit_grab(ic, &credit)) {
+		atomic_inc(&ic->send_free);
+		ret = -EAGAIN;		/* arriving credits kick us */
+		goto out;
+	}
+	if (WARN_ON_ONCE(slot->msg)) {	/* completions out of order */
+		atomic_inc(&ic->send_free);
+		return -EIO;
+	}
+	rds_ib_hdr_build(&ic->send_hdrs[i], m,
+			 cpu_to_be64(atomic64_read(&ic->ack_next)), credit);
+	rds_ib_hdr_seal(ic, i, &slot->sge[0]);
+
+	memset(wr, 0, sizeof(*wr));
+	wr->wr_cqe = &slot->cqe;
+	wr->sg_list = slot->sge;
+	wr->num_sge = 1;
+	wr->opcode = IB_WR_SEND;
+	wr->send_flags = IB_SEND_SOLICITED;	/* the last: the peer wakes */
+	if (m->op || m->reg_mr || m->zc ||
+	    ++ic->send_unsignaled >= rds_ib_signal_every(ic)) {
+		wr->send_flags |= IB_SEND_SIGNALED;
+		ic->send_unsignaled = 0;
+	}
+	if (m->op) {	/* see rds_ib_xmit() for the fence */
+		if (m->op->fence || (!m->op->write && !m->op->is_atomic))
+			wr->send_flags |= IB_SEND_FENCE;
+		slot->op_last = true;
+	}
+	if (m->len) {
+		ret = rds_ib_xmit_map(ic, slot, m, 0, wr);
+		if (ret) {
+			slot->op_last = false;
+			atomic_inc(&ic->send_free);
+			return ret;
+		}
+	}
+	slot->msg = rds_msg_get(m);
+
+	ret = ib_post_send(ic->qp, wr, NULL);
+	if (ret) {	/* the connection drops: credits go with it */
+		slot->op_last = false;
+		rds_ib_send_unmap(ic, slot);
+		atomic_inc(&ic->send_free);
+		return ret;
+	}
+	ic->send_head = (i + 1) % ic->send_nr;
+	*frag = 1;
+	rds_ib_stat_inc(RDS_IB_STAT_TX_FRAMES);
+out:
+	/* Credits left over by a grab ask for an ACK frame to carry them. */
+	if (test_bit(RDS_IB_ACK_REQUESTED, &ic->flags))
+		rds_ib_send_ack(ic);
+	return ret;
+}
+
 /*
  * Post the chain of @n SENDs that rds_ib_xmit() built in the ring slots
  * from @start on, with one doorbell.  On a failure the WRs from the one
@@ -593,7 +723,8 @@ static int rds_ib_xmit_post(struct rds_ib_conn *ic, unsigned int start,
  * @frag: in: the first fragment to post; out: the first not posted
  *
  * The SENDs of one call are chained and posted together (one doorbell),
- * their ring slots and credits taken together (one atomic update each).
+ * their ring slots and credits taken together (one atomic update each);
+ * a message of one fragment goes by rds_ib_xmit_one(), without that.
  *
  * Return: 0 when every fragment is posted, -EAGAIN when the ring is full
  * or the peer's credits ran out (a send completion or arriving credits
@@ -602,7 +733,6 @@ static int rds_ib_xmit_post(struct rds_ib_conn *ic, unsigned int start,
 int rds_ib_xmit(struct rds_conn *conn, struct rds_msg *m, unsigned int *frag)
 {
 	struct rds_ib_conn *ic = conn->tp;
-	struct ib_device *ibdev = ic->rdev->ibdev;
 	unsigned int nr = max_t(unsigned int, 1,
 				DIV_ROUND_UP(m->len, RDS_IB_FRAG_SIZE));
 	unsigned int start, chained = 0, ready = 0, n;
@@ -624,6 +754,8 @@ int rds_ib_xmit(struct rds_conn *conn, struct rds_msg *m, unsigned int *frag)
 		if (m->no_sends)
 			return 0;
 	}
+	if (nr == 1 && !*frag)
+		return rds_ib_xmit_one(ic, m, frag);
 	start = ic->send_head;
 
 	while (*frag < nr) {
@@ -636,7 +768,7 @@ int rds_ib_xmit(struct rds_conn *conn, struct rds_msg *m, unsigned int *frag)
 
 		/* Slots and credits for as many fragments as can go. */
 		if (!ready) {
-			/* Most messages have one fragment: no batch for it. */
+			/* The last fragment left: no batch for it. */
 			if (*frag == nr - 1)
 				ready = rds_ib_send_slot_get(ic);
 			else
@@ -677,16 +809,7 @@ int rds_ib_xmit(struct rds_conn *conn, struct rds_msg *m, unsigned int *frag)
 		 */
 		ack = cpu_to_be64(atomic64_read(&ic->ack_next));
 		if (!tmpl || ack != tmpl->h_ack) {
-			memset(h, 0, sizeof(*h));
-			h->h_sequence = cpu_to_be64(m->seq);
-			h->h_ack = ack;
-			h->h_len = cpu_to_be32(m->len);
-			h->h_sport = m->sport;
-			h->h_dport = m->dport;
-			h->h_flags = m->flags;
-			h->h_credit = credit;
-			memcpy(h->h_exthdr, m->exthdr, sizeof(h->h_exthdr));
-			rds_ib_hdr_csum(h);
+			rds_ib_hdr_build(h, m, ack, credit);
 			tmpl = h;
 		} else {
 			*h = *tmpl;
@@ -727,33 +850,13 @@ int rds_ib_xmit(struct rds_conn *conn, struct rds_msg *m, unsigned int *frag)
 		}
 
 		if (m->len) {
-			slot->dma_single = m->data;	/* one fragment */
-			if (slot->dma_single) {
-				slot->dma_len = m->len;
-				slot->dma = ib_dma_map_single(ibdev, m->data,
-							      slot->dma_len,
-							      DMA_TO_DEVICE);
-			} else {
-				err = rds_ib_xmit_map_frag(ic, slot, m, off,
-							   &sge[2]);
-				if (err) {
-					slot->op_last = false;
-					atomic_add(ready + 1, &ic->send_free);
-					ret = err;
-					break;
-				}
-			}
-			if (ib_dma_mapping_error(ibdev, slot->dma)) {
-				slot->dma = 0;
+			err = rds_ib_xmit_map(ic, slot, m, off, wr);
+			if (err) {
 				slot->op_last = false;
 				atomic_add(ready + 1, &ic->send_free);
-				ret = -ENOMEM;
+				ret = err;
 				break;
 			}
-			sge[1].addr = slot->dma;
-			sge[1].length = slot->dma_len;
-			sge[1].lkey = ic->rdev->pd->local_dma_lkey;
-			wr->num_sge = slot->dma2 ? 3 : 2;
 		}
 		slot->msg = rds_msg_get(m);
 		if (prev)
