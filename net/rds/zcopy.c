@@ -283,16 +283,12 @@ void rds_zc_msg_abort(struct rds_msg *m)
 	zc->aborted = true;
 }
 
-/**
- * rds_zc_recv_cmsg() - hand the oldest batch of completions to a reader
- * @rs: the socket
- * @msg: the reader's message; nothing is taken without SO_ZEROCOPY or
- *	 without room for the whole struct rds_zcopy_cookies
- *
- * Return: 1 if a batch was put, 0 if none, -EFAULT (the batch stays
- * queued).
+/*
+ * rds_zc_recv_cmsg()'s rare case, out of line: a batch may be queued.
+ * Whether one is, and which, is decided under zc_lock: a batch is taken
+ * by one reader only.
  */
-int rds_zc_recv_cmsg(struct rds_sock *rs, struct msghdr *msg)
+int __rds_zc_recv_cmsg(struct rds_sock *rs, struct msghdr *msg)
 {
 	struct rds_zc_note *note;
 	size_t room = (msg->msg_flags & MSG_CMSG_COMPAT) ?
@@ -302,7 +298,7 @@ int rds_zc_recv_cmsg(struct rds_sock *rs, struct msghdr *msg)
 	int ret;
 
 	if (!sock_flag(&rs->sk, SOCK_ZEROCOPY) || !msg->msg_control ||
-	    msg->msg_controllen < room || !rds_zc_readable(rs))
+	    msg->msg_controllen < room)
 		return 0;
 	spin_lock_irqsave(&rs->zc_lock, flags);
 	note = list_first_entry_or_null(&rs->zc_queue, struct rds_zc_note,
@@ -324,17 +320,6 @@ int rds_zc_recv_cmsg(struct rds_sock *rs, struct msghdr *msg)
 	atomic_sub(note->ck.num, &rs->zc_pending);
 	kfree(note);
 	return 1;
-}
-
-/**
- * rds_zc_readable() - whether completions wait for a reader
- * @rs: the socket
- *
- * Context: any; a test without the lock, as for a wait condition.
- */
-bool rds_zc_readable(struct rds_sock *rs)
-{
-	return !list_empty_careful(&rs->zc_queue);
 }
 
 /**
