@@ -335,6 +335,22 @@ static void rds_recv_fill_name(struct msghdr *msg,
 }
 
 /*
+ * The control messages a datagram may bring: latency traces, its RDMA
+ * cookie, its timestamp, and the zero-copy completions that ride along,
+ * room permitting.  Out of line: rds_recv_one() calls it only when one
+ * of them is there to put, which most reads do not have.
+ */
+static noinline int rds_recv_put_cmsgs(struct rds_sock *rs,
+				       struct msghdr *msg,
+				       struct rds_incoming *inc)
+{
+	if (rds_recv_put_latency(rs, msg, inc) || rds_rdma_put_dest(msg, inc) ||
+	    rds_recv_put_tstamp(rs, msg, inc) || rds_zc_recv_cmsg(rs, msg) < 0)
+		return -EFAULT;
+	return 0;
+}
+
+/*
  * Copy the head of the queue to the reader.  Caller holds recv_mutex, so
  * the head cannot be taken by anyone else meanwhile.
  * Return: bytes for recvmsg() to return, -EAGAIN if the queue is empty.
@@ -359,11 +375,9 @@ static int rds_recv_one(struct rds_sock *rs, struct msghdr *msg,
 		if (flags & MSG_TRUNC)
 			ret = len;
 	}
-	if (rds_recv_put_latency(rs, msg, inc) || rds_rdma_put_dest(msg, inc) ||
-	    rds_recv_put_tstamp(rs, msg, inc))
-		return -EFAULT;
-	/* Zero-copy completions ride along, room permitting. */
-	if (rds_zc_recv_cmsg(rs, msg) < 0)
+	if (unlikely(rs->rx_traces || inc->has_rdma_cookie ||
+		     inc->rx_tstamp || rds_zc_readable(rs)) &&
+	    rds_recv_put_cmsgs(rs, msg, inc))
 		return -EFAULT;
 	rds_recv_fill_name(msg, inc);
 	trace_rds_recv_read(&inc->saddr, inc->sport, &inc->daddr, inc->dport,

@@ -404,9 +404,12 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	if (ret)
 		return ret;
 
-	ret = rds_send_check_cmsgs(msg, zcopy, len, &cookie);
-	if (ret)
-		goto out_conn;
+	/* Most sends have no control message and no MSG_ZEROCOPY. */
+	if (unlikely(msg->msg_controllen || (msg->msg_flags & MSG_ZEROCOPY))) {
+		ret = rds_send_check_cmsgs(msg, zcopy, len, &cookie);
+		if (ret)
+			goto out_conn;
+	}
 	ret = -EMSGSIZE;
 	if (len > RDS_MAX_MSG_SIZE || len > rds_sk_sndbuf(rs))
 		goto out_conn;
@@ -434,9 +437,11 @@ built:
 	/* A connection cached for this destination says it already. */
 	remote = conn ||
 		 rds_send_is_remote(rs, trans, pinned, &saddr, &daddr, scope);
-	ret = rds_rdma_cmsgs(rs, msg, m, &daddr, dport, remote);
-	if (ret)
-		goto out;
+	if (msg->msg_controllen) {	/* RDMA, atomics: none in most sends */
+		ret = rds_rdma_cmsgs(rs, msg, m, &daddr, dport, remote);
+		if (ret)
+			goto out;
+	}
 
 	if (remote) {
 		ret = rds_send_remote(rs, trans, &conn, &m, &saddr, sport,
