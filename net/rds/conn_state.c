@@ -251,6 +251,32 @@ void rds_zc_conn_connect(struct rds_conn *conn)
 EXPORT_SYMBOL_GPL(rds_zc_conn_connect);
 
 /**
+ * rds_zc_conn_poked() - the peer asks us to connect to it
+ * @conn: the connection to the peer
+ *
+ * Where one end always connects (TCP: the lower address), the other
+ * asks for a connection by knocking.  It knocks only when it has none:
+ * a connection that is down connects; one that is up may be stale (the
+ * peer restarted, or lost its end in a reset we never heard of), and
+ * would stay until we send on it or keepalive gives up.  It is
+ * challenged as a live connection is for a connect request
+ * (rds_conn_challenge()): a peer that lost its end answers the ACK probe
+ * with a reset, and the connection drops and connects again; one that
+ * is there (a knock that crossed our connect, a host claiming the
+ * peer's address) acknowledges it, and the connection stays.
+ *
+ * Context: any.
+ */
+void rds_zc_conn_poked(struct rds_conn *conn)
+{
+	if (rds_conn_state(conn) == RDS_CONN_UP)
+		rds_conn_challenge(conn);
+	else
+		rds_conn_connect_if_down(conn);
+}
+EXPORT_SYMBOL_GPL(rds_zc_conn_poked);
+
+/**
  * rds_zc_conn_accept() - the peer asks to connect: may it?
  * @conn: the connection its request names
  *

@@ -226,6 +226,7 @@ int rds_zc_conn_recv(struct rds_conn *conn, struct rds_msg *m);
 void rds_zc_conn_cong_recv(struct rds_conn *conn, struct rds_msg *m);
 void rds_zc_conn_kick(struct rds_conn *conn);
 void rds_zc_conn_connect(struct rds_conn *conn);
+void rds_zc_conn_poked(struct rds_conn *conn);
 void rds_zc_conn_destroy_net(const struct rds_transport *trans,
 			     const struct net *net);
 void rds_zc_conn_drop_net(const struct rds_transport *trans,

@@ -255,7 +255,7 @@ void rds_tcp_poke_work(struct work_struct *work)
 void rds_tcp_poked(struct rds_tcp_conn *tc)
 {
 	WRITE_ONCE(tc->poked_until, jiffies + RDS_TCP_POKED_FOR);
-	rds_zc_conn_connect(tc->conn);
+	rds_zc_conn_poked(tc->conn);
 }
 
 /**
