@@ -6,28 +6,10 @@
  */
 #include "rds_hostile.h"
 
-#define KNOB_DIR	"/proc/sys/net/rds/"
 #define CAP_EXTRA	2	/* the per-peer limit: what exists, and two */
 #define CAP_TRIES	4	/* requests on new TOS values */
 #define IDLE_MS		2000	/* net.rds.conn_idle_ms of conn_idle_reap */
 #define REAP_WAIT_MS	30000
-
-/* Node 1: set sysctl @name to @val; its old value into @old if given. */
-static void knob_set(const char *name, long val, long *old)
-{
-	char path[128];
-	FILE *f;
-
-	snprintf(path, sizeof(path), KNOB_DIR "%s", name);
-	f = fopen(path, "r+");
-	ASSERT_TRUE(f, "%s: %s", path, rt_errname(errno));
-	if (old)
-		ASSERT_TRUE(fscanf(f, "%ld", old) == 1, "%s: unreadable", path);
-	rewind(f);
-	fprintf(f, "%ld\n", val);
-	ASSERT_TRUE(!fclose(f), "%s: cannot write %ld: %s", path, val,
-		    rt_errname(errno));
-}
 
 /*
  * Node 1's connections (any state, any transport) to node 2: all of them,

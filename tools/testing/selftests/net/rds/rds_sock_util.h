@@ -637,4 +637,23 @@ static inline size_t pattern_mismatch(const unsigned char *buf,
 	return len;
 }
 
+#define RDS_KNOB_DIR	"/proc/sys/net/rds/"
+
+/* Set sysctl net.rds.@name to @val; its old value into @old if given. */
+static inline void knob_set(const char *name, long val, long *old)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), RDS_KNOB_DIR "%s", name);
+	f = fopen(path, "r+");
+	ASSERT_TRUE(f, "%s: %s", path, rt_errname(errno));
+	if (old)
+		ASSERT_TRUE(fscanf(f, "%ld", old) == 1, "%s: unreadable", path);
+	rewind(f);
+	fprintf(f, "%ld\n", val);
+	ASSERT_TRUE(!fclose(f), "%s: cannot write %ld: %s", path, val,
+		    rt_errname(errno));
+}
+
 #endif /* RDS_SOCK_UTIL_H */

@@ -659,7 +659,6 @@ static void test_netns_teardown(void)
 #define FLOOD_FIRST	100	/* rdstcp_b's 10.99.0.100 ... */
 #define FLOOD_N		64
 #define FLOOD_SLACK	8	/* connections conn_max leaves room for */
-#define KNOB_DIR	"/proc/sys/net/rds/"
 
 /*
  * A raw TCP connection from @from (of rdstcp_b) to port 16385 of @to, or
@@ -911,22 +910,6 @@ static void test_hostile_stall(void)
 	tc_honest(11, 20);
 }
 
-static void knob_set(const char *name, long val, long *old)
-{
-	char path[128];
-	FILE *f;
-
-	snprintf(path, sizeof(path), KNOB_DIR "%s", name);
-	f = fopen(path, "r+");
-	ASSERT_TRUE(f, "%s: %s", path, rt_errname(errno));
-	if (old)
-		ASSERT_TRUE(fscanf(f, "%ld", old) == 1, "%s: unreadable", path);
-	rewind(f);
-	fprintf(f, "%ld\n", val);
-	ASSERT_TRUE(!fclose(f), "%s: cannot write %ld: %s", path, val,
-		    rt_errname(errno));
-}
-
 /*
  * The knobs hostile_flood changes, as they were before any case, put
  * back by main() whatever became of the case.
@@ -944,7 +927,7 @@ static void tc_knobs_save(int restore)
 	FILE *f;
 
 	for (i = 0; i < ARRAY_SIZE(tc_knobs); i++) {
-		snprintf(path, sizeof(path), KNOB_DIR "%s", tc_knobs[i]);
+		snprintf(path, sizeof(path), RDS_KNOB_DIR "%s", tc_knobs[i]);
 		f = fopen(path, restore ? "w" : "r");
 		if (!f)
 			continue;
@@ -1091,41 +1074,35 @@ static void tc_cut_link(void)
 }
 
 /*
- * Numbered datagrams each way through the lossy link; halfway, the TCP
- * connection is reset (ss -K on both ends): each datagram arrives once,
- * in order.
+ * Numbered datagrams each way through the lossy link between NS_A and
+ * NS_B on ports k above theirs; halfway, @mid happens to the connection:
+ * each datagram arrives once, in order.
  */
-static void test_reconnect_reset(void)
+static void tc_reconnect(unsigned short k, void (*mid)(void))
 {
 	struct sockaddr_in to_a, to_b;
 	int fa, fb;
 
 	tc_need_setup();
-	fa = tc_socket(NS_A, A4, PORT_A + 13, 1);
-	fb = tc_socket(NS_B, B4, PORT_B + 13, 1);
-	sin4(&to_a, A4, PORT_A + 13);
-	sin4(&to_b, B4, PORT_B + 13);
-	tc_exchange(fa, fb, &to_b, &to_a, 1000, rt_scaled_ms(120000),
-		    tc_kill_conn);
+	fa = tc_socket(NS_A, A4, PORT_A + k, 1);
+	fb = tc_socket(NS_B, B4, PORT_B + k, 1);
+	sin4(&to_a, A4, PORT_A + k);
+	sin4(&to_b, B4, PORT_B + k);
+	tc_exchange(fa, fb, &to_b, &to_a, 1000, rt_scaled_ms(120000), mid);
 	close(fa);
 	close(fb);
 }
 
-/* The same across a link cut of 3 s. */
+/* The TCP connection reset halfway (ss -K on both ends). */
+static void test_reconnect_reset(void)
+{
+	tc_reconnect(13, tc_kill_conn);
+}
+
+/* The link cut for 3 s halfway. */
 static void test_reconnect_cut(void)
 {
-	struct sockaddr_in to_a, to_b;
-	int fa, fb;
-
-	tc_need_setup();
-	fa = tc_socket(NS_A, A4, PORT_A + 14, 1);
-	fb = tc_socket(NS_B, B4, PORT_B + 14, 1);
-	sin4(&to_a, A4, PORT_A + 14);
-	sin4(&to_b, B4, PORT_B + 14);
-	tc_exchange(fa, fb, &to_b, &to_a, 1000, rt_scaled_ms(120000),
-		    tc_cut_link);
-	close(fa);
-	close(fb);
+	tc_reconnect(14, tc_cut_link);
 }
 
 /*
