@@ -282,45 +282,12 @@ fi
 OH_A=10.254.3.3		# the server's end of the veth pair
 OH_B=10.254.3.4		# the client's
 
-# oh_dev_down, oh_dev_up: the veth pair bhoh0 - bhoh1 with OH_A and OH_B,
-# routes and permanent neighbours to each other, accept_local and no
-# reverse-path filter (frames between two local addresses must be taken),
-# and an rxe device on each end.
-oh_dev_down() {
-	rdma link del bhoh_rxe0 2> /dev/null
-	rdma link del bhoh_rxe1 2> /dev/null
-	ip link del bhoh0 2> /dev/null
-	return 0
-}
-
-oh_dev_up() {
-	local i
-
-	oh_dev_down
-	modprobe veth && modprobe rdma_rxe &&
-		ip link add bhoh0 type veth peer name bhoh1 &&
-		ip link set bhoh0 up && ip link set bhoh1 up &&
-		sysctl -qw net.ipv4.conf.bhoh0.accept_local=1 \
-			net.ipv4.conf.bhoh1.accept_local=1 \
-			net.ipv4.conf.bhoh0.rp_filter=0 \
-			net.ipv4.conf.bhoh1.rp_filter=0 \
-			net.ipv4.conf.all.rp_filter=0 &&
-		ip addr add "$OH_A/32" dev bhoh0 && ip addr add "$OH_B/32" dev bhoh1 &&
-		ip route add "$OH_B/32" dev bhoh0 && ip route add "$OH_A/32" dev bhoh1 &&
-		ip neigh add "$OH_B" lladdr "$(cat /sys/class/net/bhoh1/address)" \
-			dev bhoh0 nud permanent &&
-		ip neigh add "$OH_A" lladdr "$(cat /sys/class/net/bhoh0/address)" \
-			dev bhoh1 nud permanent &&
-		rdma link add bhoh_rxe0 type rxe netdev bhoh0 &&
-		rdma link add bhoh_rxe1 type rxe netdev bhoh1 || return 1
-	for ((i = 0; i < 100; i++)); do
-		rdma link show bhoh_rxe0/1 2> /dev/null | grep -q ACTIVE &&
-			rdma link show bhoh_rxe1/1 2> /dev/null | grep -q ACTIVE &&
-			return 0
-		sleep 0.1
-	done
-	return 1
-}
+# oh_dev_down, oh_dev_up: the veth pair bhoh0 (OH_A) - bhoh1 (OH_B) with
+# an rxe device on each end, bhoh_rxe0 and bhoh_rxe1 (lib_rxe_pair.sh).
+# shellcheck source=../selftests/net/rds/lib_rxe_pair.sh
+. "$repo/tools/testing/selftests/net/rds/lib_rxe_pair.sh"
+oh_dev_down() { rxe_pair_down bhoh; }
+oh_dev_up() { rxe_pair_up bhoh "$OH_A" "$OH_B"; }
 
 # oh_sent: both devices' sent_pkts, "N0 N1".
 oh_sent() {

@@ -59,39 +59,10 @@ A=127.0.0.1
 B=127.0.0.2
 
 # The veth pair and the two rxe devices of --device.
-dev_down() {
-	rdma link del rdsrl_rxe0 2> /dev/null
-	rdma link del rdsrl_rxe1 2> /dev/null
-	ip link del rdsrl0 2> /dev/null
-	return 0
-}
-
-dev_up() {
-	dev_down
-	modprobe veth && modprobe rdma_rxe &&
-		ip link add rdsrl0 type veth peer name rdsrl1 &&
-		ip link set rdsrl0 up && ip link set rdsrl1 up &&
-		sysctl -qw net.ipv4.conf.rdsrl0.accept_local=1 \
-			net.ipv4.conf.rdsrl1.accept_local=1 \
-			net.ipv4.conf.rdsrl0.rp_filter=0 \
-			net.ipv4.conf.rdsrl1.rp_filter=0 \
-			net.ipv4.conf.all.rp_filter=0 &&
-		ip addr add "$A/32" dev rdsrl0 && ip addr add "$B/32" dev rdsrl1 &&
-		ip route add "$B/32" dev rdsrl0 && ip route add "$A/32" dev rdsrl1 &&
-		ip neigh add "$B" lladdr "$(cat /sys/class/net/rdsrl1/address)" \
-			dev rdsrl0 nud permanent &&
-		ip neigh add "$A" lladdr "$(cat /sys/class/net/rdsrl0/address)" \
-			dev rdsrl1 nud permanent &&
-		rdma link add rdsrl_rxe0 type rxe netdev rdsrl0 &&
-		rdma link add rdsrl_rxe1 type rxe netdev rdsrl1 || return 1
-	for _ in $(seq 100); do
-		[ "$(rdma link show rdsrl_rxe0/1 2> /dev/null | grep -c ACTIVE)" = 1 ] &&
-			[ "$(rdma link show rdsrl_rxe1/1 2> /dev/null | grep -c ACTIVE)" = 1 ] &&
-			return 0
-		sleep 0.1
-	done
-	return 1
-}
+# shellcheck source=lib_rxe_pair.sh
+. "$here/lib_rxe_pair.sh"
+dev_down() { rxe_pair_down rdsrl; }
+dev_up() { rxe_pair_up rdsrl "$A" "$B"; }
 
 if [ "$device" = 1 ]; then
 	A=10.254.1.3
