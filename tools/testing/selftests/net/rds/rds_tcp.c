@@ -302,12 +302,19 @@ static void tc_exchange(int fa, int fb, const void *to_b, const void *to_a,
 				 * runs of 2026-11-29.  Ours counts a
 				 * connection up only once the peer spoke on
 				 * it (tcp_connect.c) and lost none there.
+				 * Across ss -K it also delivered some again
+				 * (make check's 6.1 run of the same day): its
+				 * receiver's next sequence number does not
+				 * survive the reset.  Exactly once is right.
 				 */
 				if (num > got[s] && num < n &&
 				    modules_are_distro())
 					rt_skip("%s %u to %u, dir %d",
 						"the distribution lost datagrams",
 						got[s], num - 1, s);
+				if (num < got[s] && modules_are_distro())
+					rt_skip("the distribution delivered %u twice, dir %d",
+						num, s);
 				if (r != (long)tc_len(got[s]) ||
 				    memcmp(buf, want, r) ||
 				    sa_port(&from) != sa_port(to[d])) {
@@ -1310,7 +1317,7 @@ static int tc_skmem(int lport, long *tb, long *rb)
 static void test_sysctl_buf(void)
 {
 	struct sockaddr_in to;
-	long tb = 0, rb = 0, before;
+	long tb = 0, rb = 0, before, r;
 	int fa, fb, lport, lport2 = 0, i;
 	char c = 'b';
 
@@ -1323,7 +1330,11 @@ static void test_sysctl_buf(void)
 	set_rcvtimeo(fb, rt_scaled_ms(20000));
 	sin4(&to, B4, PORT_B + 16);
 	ASSERT_SYS_OK(sendto(fa, &c, 1, 0, (struct sockaddr *)&to, sizeof(to)));
-	ASSERT_SYS_OK(recv(fb, &c, 1, 0));
+	r = recv(fb, &c, 1, 0);
+	if (r < 0 && modules_are_distro())
+		rt_skip("%s",
+			"the distribution lost the first datagram of a new connection (its connect race)");
+	ASSERT_TRUE(r == 1, "the first datagram: %s", rt_errname(errno));
 	lport = tc_conn_lport(fa);
 	ASSERT_TRUE(lport, "%s", "no TCP connection listed");
 	before = tc_buf_get("rds_tcp_sndbuf");
@@ -1337,7 +1348,11 @@ static void test_sysctl_buf(void)
 	for (i = 0; i < 50; i++) {
 		ASSERT_SYS_OK(sendto(fa, &c, 1, 0, (struct sockaddr *)&to,
 				     sizeof(to)));
-		ASSERT_SYS_OK(recv(fb, &c, 1, 0));
+		r = recv(fb, &c, 1, 0);
+		if (r < 0 && modules_are_distro())
+			rt_skip("%s", "the distribution lost a datagram across the reset");
+		ASSERT_TRUE(r == 1, "the datagram after the write: %s",
+			    rt_errname(errno));
 		lport2 = tc_conn_lport(fa);
 		if (lport2 && lport2 != lport)
 			break;
