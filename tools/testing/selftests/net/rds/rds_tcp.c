@@ -1156,6 +1156,24 @@ static long long tc_first(int fb, int fa, const struct sockaddr_in *to_a,
 }
 
 /*
+ * A fresh second pair of namespaces, rdstcp_c (A) and rdstcp_d (B), no
+ * netem, with a socket in each on ports k above PORT_A and PORT_B, and
+ * their addresses in @to_a and @to_b.
+ */
+static void tc_pair_up(unsigned short k, int *fa, int *fb,
+		       struct sockaddr_in *to_a, struct sockaddr_in *to_b)
+{
+	tc_need_setup();
+	tc_net_down("rdstcp_c", "rdstcp_d");
+	ASSERT_TRUE(!tc_net_up("rdstcp_c", "rdstcp_d", 0), "%s",
+		    "second pair of namespaces");
+	*fa = tc_socket("rdstcp_c", A4, PORT_A + k, 1);
+	*fb = tc_socket("rdstcp_d", B4, PORT_B + k, 1);
+	sin4(to_a, A4, PORT_A + k);
+	sin4(to_b, B4, PORT_B + k);
+}
+
+/*
  * A peer restart: rdstcp_d (node B) is deleted with its connection up
  * and made again with the same addresses.  Numbered datagrams each way
  * between the new B and the A that lived through it arrive once, in
@@ -1166,14 +1184,7 @@ static void test_reconnect_restart(void)
 	struct sockaddr_in to_a, to_b;
 	int fa, fb, ret;
 
-	tc_need_setup();
-	tc_net_down("rdstcp_c", "rdstcp_d");
-	ASSERT_TRUE(!tc_net_up("rdstcp_c", "rdstcp_d", 0), "%s",
-		    "second pair of namespaces");
-	fa = tc_socket("rdstcp_c", A4, PORT_A + 15, 1);
-	fb = tc_socket("rdstcp_d", B4, PORT_B + 15, 1);
-	sin4(&to_a, A4, PORT_A + 15);
-	sin4(&to_b, B4, PORT_B + 15);
+	tc_pair_up(15, &fa, &fb, &to_a, &to_b);
 	tc_exchange(fa, fb, &to_b, &to_a, 200, rt_scaled_ms(60000), NULL);
 	close(fb);
 	ASSERT_TRUE(!tc_sh("ip netns del rdstcp_d && ip netns add rdstcp_d"),
@@ -1211,14 +1222,7 @@ static void test_reconnect_stale(void)
 	long long took;
 	int fa, fb;
 
-	tc_need_setup();
-	tc_net_down("rdstcp_c", "rdstcp_d");
-	ASSERT_TRUE(!tc_net_up("rdstcp_c", "rdstcp_d", 0), "%s",
-		    "second pair of namespaces");
-	fa = tc_socket("rdstcp_c", A4, PORT_A + 17, 1);
-	fb = tc_socket("rdstcp_d", B4, PORT_B + 17, 1);
-	sin4(&to_a, A4, PORT_A + 17);
-	sin4(&to_b, B4, PORT_B + 17);
+	tc_pair_up(17, &fa, &fb, &to_a, &to_b);
 	tc_exchange(fa, fb, &to_b, &to_a, 20, rt_scaled_ms(60000), NULL);
 	ASSERT_TRUE(!tc_sh("ip netns exec rdstcp_d tc qdisc add dev rdstcp1 root netem loss 100%%"),
 		    "%s", "B's link loses everything");
@@ -1335,19 +1339,13 @@ static int tc_skmem(int lport, long *tb, long *rb)
  */
 static void test_sysctl_buf(void)
 {
-	struct sockaddr_in to;
+	struct sockaddr_in to, to_a;
 	long tb = 0, rb = 0, before, r;
 	int fa, fb, lport, lport2 = 0, i;
 	char c = 'b';
 
-	tc_need_setup();
-	tc_net_down("rdstcp_c", "rdstcp_d");
-	ASSERT_TRUE(!tc_net_up("rdstcp_c", "rdstcp_d", 0), "%s",
-		    "second pair of namespaces");
-	fa = tc_socket("rdstcp_c", A4, PORT_A + 16, 1);
-	fb = tc_socket("rdstcp_d", B4, PORT_B + 16, 1);
+	tc_pair_up(16, &fa, &fb, &to_a, &to);
 	set_rcvtimeo(fb, rt_scaled_ms(20000));
-	sin4(&to, B4, PORT_B + 16);
 	ASSERT_SYS_OK(sendto(fa, &c, 1, 0, (struct sockaddr *)&to, sizeof(to)));
 	r = recv(fb, &c, 1, 0);
 	if (r < 0 && modules_are_distro())
