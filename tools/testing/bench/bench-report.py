@@ -48,6 +48,22 @@ DEPTHS = (1, 16)
 KEYS = ("map", "getmr", "reuse")
 
 
+def dgram_figures(prefix, raw_p50, raw_p99):
+    """The datagram points, their names after @prefix; the round trips
+    with the raw-verbs figures @raw_p50 and @raw_p99 to compare, if any."""
+    out = [(prefix + "dgram_rtt_p50", 64, 1, raw_p50),
+           (prefix + "dgram_rtt_p99", 64, 1, raw_p99)]
+    for size in (64, 4096):
+        for senders in (1, 16):
+            out.append((prefix + "dgram_rate", size, senders, None))
+    for size in (65536, 1 << 20):
+        for senders in (1, 16):
+            out.append((prefix + "dgram_tput", size, senders, None))
+    for size in (65536, 1 << 20):
+        out.append((prefix + "dgram_tput_zc", size, 1, None))
+    return out
+
+
 def figures():
     """The figures, in table order: (name, size, inflight, raw figure)."""
     out = []
@@ -60,30 +76,12 @@ def figures():
     for name in ("reg_pair", "reg_pair_inv"):
         for threads in (1, 8):
             out.append((name, 4096, threads, None))
-    out.append(("dgram_rtt_p50", 64, 1, ("raw_rtt_p50", 64, 1)))
-    out.append(("dgram_rtt_p99", 64, 1, ("raw_rtt_p99", 64, 1)))
-    for size in (64, 4096):
-        for senders in (1, 16):
-            out.append(("dgram_rate", size, senders, None))
-    for size in (65536, 1 << 20):
-        for senders in (1, 16):
-            out.append(("dgram_tput", size, senders, None))
-    for size in (65536, 1 << 20):
-        out.append(("dgram_tput_zc", size, 1, None))
+    out += dgram_figures("", ("raw_rtt_p50", 64, 1), ("raw_rtt_p99", 64, 1))
     for size in (4096, 65536):
         for name in ("reclaim_notify", "reclaim_barrier"):
             out.append((name, size, 16, None))
     # the datagram points again over RDS-over-TCP (--tests tcp)
-    out.append(("tcp_dgram_rtt_p50", 64, 1, None))
-    out.append(("tcp_dgram_rtt_p99", 64, 1, None))
-    for size in (64, 4096):
-        for senders in (1, 16):
-            out.append(("tcp_dgram_rate", size, senders, None))
-    for size in (65536, 1 << 20):
-        for senders in (1, 16):
-            out.append(("tcp_dgram_tput", size, senders, None))
-    for size in (65536, 1 << 20):
-        out.append(("tcp_dgram_tput_zc", size, 1, None))
+    out += dgram_figures("tcp_", None, None)
     return out
 
 
