@@ -805,7 +805,7 @@ static void tc_honest(unsigned short port_off, unsigned int n)
 static void test_hostile_length(void)
 {
 	unsigned char hdr[48];
-	int fd;
+	int fd, closed;
 
 	tc_need_setup();
 	if (modules_are_distro())
@@ -818,8 +818,16 @@ static void test_hostile_length(void)
 	 * well before the 10 s in which a message must arrive whole, which
 	 * would end the connection too.
 	 */
-	EXPECT_TRUE(tc_raw_closed(fd, rt_scaled_ms(5000) < 8000 ? rt_scaled_ms(5000) : 8000), "%s",
+	closed = tc_raw_closed(fd, rt_scaled_ms(5000) < 8000 ?
+				   rt_scaled_ms(5000) : 8000);
+	EXPECT_TRUE(closed, "%s",
 		    "a header announcing 2 MiB did not close the connection");
+	if (!closed) {		/* both ends of it, for whoever reads this */
+		tc_sh("ip netns exec " NS_A " ss -tanoi 'sport = :%d' | sed 's/^/# A /'",
+		      TCP_PORT);
+		tc_sh("ip netns exec " NS_B " ss -tanoi 'dport = :%d' | sed 's/^/# B /'",
+		      TCP_PORT);
+	}
 	close(fd);
 }
 
