@@ -225,12 +225,14 @@ void rds_mr_put(struct rds_mr *mr)
 /*
  * Drop the tree's reference of an MR taken out of it; the last reference
  * posts the invalidation before this returns, so a registration right
- * after waits for that MR rather than finding the pool empty.  Context:
- * process context, may sleep.
+ * after waits for that MR rather than finding the pool empty.  The post
+ * that needs no sleep is tried first: it is the usual case, and cheaper
+ * than the one that may wait for a send queue entry.  Context: process
+ * context, may sleep.
  */
 static void rds_mr_put_start(struct rds_mr *mr)
 {
-	if (refcount_dec_and_test(&mr->refs))
+	if (refcount_dec_and_test(&mr->refs) && !rds_mr_release_nowait(mr))
 		rds_mr_release(mr);
 }
 
