@@ -77,7 +77,8 @@ static void rds_bind_add(struct rds_sock *rs, const struct in6_addr *addr,
 {
 	rs->bound_addr = *addr;
 	rs->bound_scope = scope;
-	WRITE_ONCE(rs->bound_port, port);
+	/* Last: lock-free readers see the rest once they see the port. */
+	smp_store_release(&rs->bound_port, port);
 	hlist_add_head_rcu(&rs->bind_node,
 			   rds_bind_bucket(sock_net(&rs->sk), addr, port));
 }

@@ -459,8 +459,8 @@ static struct rds_mr *rds_mr_create(struct rds_sock *rs,
 				    bool defer)
 {
 	const struct rds_transport *trans;
+	const struct in6_addr *laddr;
 	struct rds_mr *mr;
-	struct in6_addr laddr;
 	u32 scope;
 	int ret;
 
@@ -470,13 +470,12 @@ static struct rds_mr *rds_mr_create(struct rds_sock *rs,
 	    vec->addr + vec->bytes < vec->addr)
 		return ERR_PTR(-EINVAL);
 
-	lock_sock(&rs->sk);
-	laddr = rs->bound_addr;
+	/* The binding never changes once the port is seen (sock.h). */
+	if (!smp_load_acquire(&rs->bound_port))
+		return ERR_PTR(-ENOTCONN);
+	laddr = &rs->bound_addr;
 	scope = rs->bound_scope;
 	trans = rs->trans;
-	release_sock(&rs->sk);
-	if (!READ_ONCE(rs->bound_port))
-		return ERR_PTR(-ENOTCONN);
 	if (!trans || !trans->mr_reg)
 		return ERR_PTR(-EOPNOTSUPP);
 
@@ -486,8 +485,8 @@ static struct rds_mr *rds_mr_create(struct rds_sock *rs,
 	refcount_set(&mr->refs, 1);
 	RB_CLEAR_NODE(&mr->node);
 	mr->idx_key.net = sock_net(&rs->sk);
-	mr->idx_key.addr = laddr;
-	mr->idx_key.scope = rds_addr_scope(&laddr, scope);
+	mr->idx_key.addr = *laddr;
+	mr->idx_key.scope = rds_addr_scope(laddr, scope);
 	mr->flags = flags;
 	mr->offset = offset_in_page(vec->addr);
 	mr->len = vec->bytes;
@@ -509,9 +508,9 @@ static struct rds_mr *rds_mr_create(struct rds_sock *rs,
 	mmgrab(mr->mm);
 
 	if (defer && trans->mr_prepare)
-		ret = trans->mr_prepare(sock_net(&rs->sk), &laddr, scope, mr);
+		ret = trans->mr_prepare(sock_net(&rs->sk), laddr, scope, mr);
 	else
-		ret = trans->mr_reg(sock_net(&rs->sk), &laddr, scope, mr);
+		ret = trans->mr_reg(sock_net(&rs->sk), laddr, scope, mr);
 	if (ret)
 		goto out_uncharge;
 	sock_hold(&rs->sk);

@@ -14,7 +14,9 @@
  *    conn_port, conn_scope, trans, trans_pinned, cong_map, tos.  The
  *    bound fields never change once set, so
  *    readers on the data path may read them without the lock after seeing
- *    bound_port != 0 (with READ_ONCE).
+ *    bound_port != 0 (with READ_ONCE(), or smp_load_acquire() where
+ *    they read the other fields: bind publishes the port last, with
+ *    smp_store_release()).
  *  - recv_lock (bottom halves off) protects recv_queue, rcv_bytes, rcv_mem,
  *    congested, dead and notify_queue.  A connection's shutdown peeks at
  *    dead without it (READ_ONCE), to drop the messages of a closed socket.
