@@ -373,8 +373,19 @@ int rds_ib_reg_qp_create(struct rds_ib_device *rdev);
 void rds_ib_reg_qp_stop(struct rds_ib_mr_dev *mrd);
 void rds_ib_reg_qp_destroy(struct rds_ib_mr_dev *mrd);
 int rds_ib_reg_post(struct rds_ib_mr_dev *mrd, struct ib_send_wr *wr);
-void rds_ib_reg_maybe_fail(struct rds_ib_mr_dev *mrd);
 void rds_ib_reg_failed(struct rds_ib_mr_dev *mrd, enum ib_wc_status status);
+void rds_ib_reg_inject_fault(struct rds_ib_mr_dev *mrd);
+extern bool rds_ib_reg_fault;
+
+/*
+ * inject_reg_qp_error, once, if it is set (rds_ib_reg_inject_fault()).
+ * Inline: every registration tests it, and it is almost never set.
+ */
+static inline void rds_ib_reg_maybe_fail(struct rds_ib_mr_dev *mrd)
+{
+	if (unlikely(READ_ONCE(rds_ib_reg_fault)))
+		rds_ib_reg_inject_fault(mrd);
+}
 
 /* ib_credit.c */
 void rds_ib_credit_reset(struct rds_ib_conn *ic);

@@ -177,9 +177,11 @@ static void rds_ib_mr_drop(struct rds_ib_mr *imr)
 /*
  * Describe the REG_MR of a mapped registration.  A peer may read, write
  * and, where the device has atomics, run them on it (the distribution's
- * MRs leave atomics out, so atomics aimed at them fail).
+ * MRs leave atomics out, so atomics aimed at them fail).  Inline: the
+ * caller's stack may be zeroed already, and the compiler then drops one
+ * of the two.
  */
-static void rds_ib_mr_reg_wr(struct rds_ib_mr *imr, struct ib_reg_wr *wr)
+static inline void rds_ib_mr_reg_wr(struct rds_ib_mr *imr, struct ib_reg_wr *wr)
 {
 	memset(wr, 0, sizeof(*wr));
 	wr->wr.opcode = IB_WR_REG_MR;

@@ -29,7 +29,7 @@
 #include "ib.h"
 #include "transport.h"
 
-static bool rds_ib_reg_fault;
+bool rds_ib_reg_fault;
 module_param_named(inject_reg_qp_error, rds_ib_reg_fault, bool, 0600);
 MODULE_PARM_DESC(inject_reg_qp_error, "Testing: the next registration first posts an invalid work request, which breaks the registration QP");
 
@@ -89,23 +89,23 @@ int rds_ib_reg_post(struct rds_ib_mr_dev *mrd, struct ib_send_wr *wr)
 }
 
 /**
- * rds_ib_reg_maybe_fail() - inject_reg_qp_error, once, if it is set
+ * rds_ib_reg_inject_fault() - inject_reg_qp_error, once
  * @mrd: the device's registration state
  *
- * Posts a LOCAL_INV of a key nobody has: the HCA fails it, which breaks
- * the QP, and the registration posted next is flushed.  Caller holds
- * qp_sem for reading and checked mrd->qp.
+ * rds_ib_reg_maybe_fail() calls it when the parameter is set.  Posts a
+ * LOCAL_INV of a key nobody has: the HCA fails it, which breaks the QP,
+ * and the registration posted next is flushed.  Caller holds qp_sem for
+ * reading and checked mrd->qp.
  * Context: process context, may sleep.
  */
-void rds_ib_reg_maybe_fail(struct rds_ib_mr_dev *mrd)
+void rds_ib_reg_inject_fault(struct rds_ib_mr_dev *mrd)
 {
 	struct ib_send_wr wr = {
 		.opcode = IB_WR_LOCAL_INV,
 		.wr_cqe = &mrd->fault_cqe,
 	};
 
-	if (likely(!READ_ONCE(rds_ib_reg_fault)) ||
-	    !xchg(&rds_ib_reg_fault, false))
+	if (!xchg(&rds_ib_reg_fault, false))
 		return;
 	mrd->fault_cqe.done = rds_ib_fault_done;
 	if (rds_ib_reg_post(mrd, &wr))
