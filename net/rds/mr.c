@@ -603,12 +603,12 @@ out_keep:
 /**
  * rds_rdma_get_mr() - RDS_GET_MR and RDS_GET_MR_FOR_DEST
  * @rs: the socket, bound to an address of an RDMA device
- * @args: struct rds_get_mr_args or struct rds_get_mr_for_dest_args,
- *	  copied from the user
- * @argsize: which of the two
+ * @vec: the memory to register, from the arguments copied from the user
+ * @cookie_addr: where the cookie goes, or 0
+ * @flags: RDS_RDMA_* flags
  *
  * The destination of RDS_GET_MR_FOR_DEST does not matter: a registration
- * serves every peer of the device.  It must be an IPv4 address.
+ * serves every peer of the device.  The caller checked it.
  *
  * Return: 0, or -ENOTCONN when unbound, -EOPNOTSUPP when the bound
  * address is not on an RDMA device that registers memory, -EINVAL for a
@@ -616,27 +616,12 @@ out_keep:
  * -ENOMEM over RLIMIT_MEMLOCK, -EAGAIN when the MR pool is exhausted,
  * -EBUSY when the pages cannot be DMA-mapped.
  */
-int rds_rdma_get_mr(struct rds_sock *rs, const void *args, size_t argsize)
+int rds_rdma_get_mr(struct rds_sock *rs, const struct rds_iovec *vec,
+		    u64 cookie_addr, u64 flags)
 {
-	const struct rds_get_mr_for_dest_args *d = args;
-	const struct rds_get_mr_args *a = args;
-	struct in6_addr addr;
 	u64 cookie;
-	__be16 port;
-	u32 scope;
-	int ret;
 
-	if (argsize == sizeof(*d)) {
-		/* The destination is only checked: keys serve any peer. */
-		ret = rds_addr_parse(&d->dest_addr, sizeof(d->dest_addr),
-				     -EINVAL, &addr, &port, &scope);
-		if (ret)
-			return ret;
-		return rds_mr_map(rs, &d->vec, d->cookie_addr, d->flags,
-				  &cookie, NULL, false);
-	}
-	return rds_mr_map(rs, &a->vec, a->cookie_addr, a->flags, &cookie,
-			  NULL, false);
+	return rds_mr_map(rs, vec, cookie_addr, flags, &cookie, NULL, false);
 }
 
 /**

@@ -134,7 +134,8 @@ struct rds_rdma_op {
 };
 
 void rds_mr_put(struct rds_mr *mr);
-int rds_rdma_get_mr(struct rds_sock *rs, const void *args, size_t argsize);
+int rds_rdma_get_mr(struct rds_sock *rs, const struct rds_iovec *vec,
+		    u64 cookie_addr, u64 flags);
 int rds_rdma_free_mr(struct rds_sock *rs, u64 cookie, u64 flags);
 void rds_rdma_sock_init(struct rds_sock *rs);
 void rds_rdma_sock_release(struct rds_sock *rs);

@@ -73,10 +73,12 @@ static int rds_opt_cancel_sent_to(struct rds_sock *rs, sockptr_t optval,
  * Memory registration for RDMA (rdma.c); the argument is copied first.
  * RDS_GET_MR's 32 bytes are all its stack holds: the 160 of
  * RDS_GET_MR_FOR_DEST, zeroed before every copy where the kernel
- * initialises its stack, cost each registration 20 instructions.
+ * initialises its stack, cost each registration 20 instructions.  Out of
+ * line, as RDS_FREE_MR's: rds_setsockopt() calls them without a frame
+ * of its own.
  */
-static int rds_opt_get_mr(struct rds_sock *rs, sockptr_t optval,
-			  unsigned int optlen)
+static noinline int rds_opt_get_mr(struct rds_sock *rs, sockptr_t optval,
+				   unsigned int optlen)
 {
 	struct rds_get_mr_args args;
 
@@ -86,13 +88,18 @@ static int rds_opt_get_mr(struct rds_sock *rs, sockptr_t optval,
 		return -EFAULT;
 	if (!READ_ONCE(rs->bound_port))
 		return -ENOTCONN;
-	return rds_rdma_get_mr(rs, &args, sizeof(args));
+	return rds_rdma_get_mr(rs, &args.vec, args.cookie_addr, args.flags);
 }
 
+/* The destination is only checked: keys serve any peer of the device. */
 static int rds_opt_get_mr_for_dest(struct rds_sock *rs, sockptr_t optval,
 				   unsigned int optlen)
 {
 	struct rds_get_mr_for_dest_args args;
+	struct in6_addr addr;
+	__be16 port;
+	u32 scope;
+	int ret;
 
 	if (optlen != sizeof(args))
 		return -EINVAL;
@@ -100,11 +107,15 @@ static int rds_opt_get_mr_for_dest(struct rds_sock *rs, sockptr_t optval,
 		return -EFAULT;
 	if (!READ_ONCE(rs->bound_port))
 		return -ENOTCONN;
-	return rds_rdma_get_mr(rs, &args, sizeof(args));
+	ret = rds_addr_parse(&args.dest_addr, sizeof(args.dest_addr), -EINVAL,
+			     &addr, &port, &scope);
+	if (ret)
+		return ret;
+	return rds_rdma_get_mr(rs, &args.vec, args.cookie_addr, args.flags);
 }
 
-static int rds_opt_free_mr(struct rds_sock *rs, sockptr_t optval,
-			   unsigned int optlen)
+static noinline int rds_opt_free_mr(struct rds_sock *rs, sockptr_t optval,
+				    unsigned int optlen)
 {
 	struct rds_free_mr_args args;
 
@@ -199,35 +210,18 @@ static int rds_opt_set_transport(struct rds_sock *rs, sockptr_t optval,
 	return 0;
 }
 
-/**
- * rds_setsockopt() - setsockopt() at level SOL_RDS
- * @sock: the socket
- * @level: must be SOL_RDS
- * @optname: RDS_* option
- * @optval: argument
- * @optlen: argument length
- *
- * Return: 0 or a negative errno.
- */
-int rds_setsockopt(struct socket *sock, int level, int optname,
-		   sockptr_t optval, unsigned int optlen)
+/* The options set once, or rarely: out of rds_setsockopt()'s frame. */
+static noinline int rds_setsockopt_other(struct socket *sock,
+					 struct rds_sock *rs, int optname,
+					 sockptr_t optval, unsigned int optlen)
 {
-	struct rds_sock *rs = rds_sk(sock->sk);
 	int ret;
-
-	if (level != SOL_RDS)
-		return -ENOPROTOOPT;
-	rds_defer_run(rs);	/* memlock charges of ended operations */
 
 	switch (optname) {
 	case RDS_CANCEL_SENT_TO:
 		return rds_opt_cancel_sent_to(rs, optval, optlen);
-	case RDS_GET_MR:
-		return rds_opt_get_mr(rs, optval, optlen);
 	case RDS_GET_MR_FOR_DEST:
 		return rds_opt_get_mr_for_dest(rs, optval, optlen);
-	case RDS_FREE_MR:
-		return rds_opt_free_mr(rs, optval, optlen);
 	case RDS_RECVERR:
 		lock_sock(sock->sk);
 		ret = rds_opt_bool(&rs->recverr, optval, optlen);
@@ -248,6 +242,35 @@ int rds_setsockopt(struct socket *sock, int level, int optname,
 	default:
 		return -ENOPROTOOPT;
 	}
+}
+
+/**
+ * rds_setsockopt() - setsockopt() at level SOL_RDS
+ * @sock: the socket
+ * @level: must be SOL_RDS
+ * @optname: RDS_* option
+ * @optval: argument
+ * @optlen: argument length
+ *
+ * RDS_GET_MR and RDS_FREE_MR come once per registration: they are
+ * dispatched first, from a frame with nothing to save.
+ *
+ * Return: 0 or a negative errno.
+ */
+int rds_setsockopt(struct socket *sock, int level, int optname,
+		   sockptr_t optval, unsigned int optlen)
+{
+	struct rds_sock *rs = rds_sk(sock->sk);
+
+	if (level != SOL_RDS)
+		return -ENOPROTOOPT;
+	rds_defer_run(rs);	/* memlock charges of ended operations */
+
+	if (optname == RDS_GET_MR)
+		return rds_opt_get_mr(rs, optval, optlen);
+	if (optname == RDS_FREE_MR)
+		return rds_opt_free_mr(rs, optval, optlen);
+	return rds_setsockopt_other(sock, rs, optname, optval, optlen);
 }
 
 static int rds_opt_put_int(int val, char __user *optval, int __user *optlen)
