@@ -312,7 +312,19 @@ static inline int rds_ib_no_device(const struct rds_ib_device *err, int none)
 }
 
 struct rds_ib_device *rds_ib_device_get(struct ib_device *ibdev);
-void rds_ib_device_put(struct rds_ib_device *rdev);
+
+/**
+ * rds_ib_device_put() - drop a reference from rds_ib_device_by_addr()
+ * @rdev: the device, may be NULL
+ *
+ * Inline: every registration and connection lookup drops one.
+ */
+static inline void rds_ib_device_put(struct rds_ib_device *rdev)
+{
+	if (rdev && refcount_dec_and_test(&rdev->refs))
+		complete(&rdev->unused);
+}
+
 void rds_ib_device_free(struct kref *mem);
 int rds_ib_device_add_conn(struct rds_ib_device *rdev,
 			   struct rds_ib_conn *ic);
@@ -372,7 +384,33 @@ int rds_ib_mr_kill(struct rds_mr *mr, bool wait);
 int rds_ib_reg_qp_create(struct rds_ib_device *rdev);
 void rds_ib_reg_qp_stop(struct rds_ib_mr_dev *mrd);
 void rds_ib_reg_qp_destroy(struct rds_ib_mr_dev *mrd);
-int rds_ib_reg_post(struct rds_ib_mr_dev *mrd, struct ib_send_wr *wr);
+void rds_ib_reg_wait_slot(struct rds_ib_mr_dev *mrd);
+
+/**
+ * rds_ib_reg_post() - post a work request on the registration QP
+ * @mrd: the device's registration state
+ * @wr: one signalled work request, its wr_cqe set
+ *
+ * Takes a send queue entry, waiting for one if all are in use; the
+ * completion gives it back.  Caller holds qp_sem for reading and checked
+ * mrd->qp.  Inline: one per registration and per waited invalidation.
+ * Context: process context, may sleep.
+ * Return: 0 or ib_post_send()'s error.
+ */
+static inline int rds_ib_reg_post(struct rds_ib_mr_dev *mrd,
+				  struct ib_send_wr *wr)
+{
+	int ret;
+
+	if (down_trylock(&mrd->sq_slots))
+		rds_ib_reg_wait_slot(mrd);
+	wr->send_flags = IB_SEND_SIGNALED;
+	ret = ib_post_send(mrd->qp, wr, NULL);
+	if (ret)
+		up(&mrd->sq_slots);
+	return ret;
+}
+
 void rds_ib_reg_failed(struct rds_ib_mr_dev *mrd, enum ib_wc_status status);
 void rds_ib_reg_inject_fault(struct rds_ib_mr_dev *mrd);
 extern bool rds_ib_reg_fault;

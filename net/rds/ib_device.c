@@ -189,16 +189,6 @@ static struct notifier_block rds_ib_inet6addr_nb = {
 };
 
 /**
- * rds_ib_device_put() - drop a reference from rds_ib_device_by_addr()
- * @rdev: the device, may be NULL
- */
-void rds_ib_device_put(struct rds_ib_device *rdev)
-{
-	if (rdev && refcount_dec_and_test(&rdev->refs))
-		complete(&rdev->unused);
-}
-
-/**
  * rds_ib_device_free() - free a device's memory once nothing points at it
  * @mem: its rds_ib_device.mem; the device was removed, and every memory
  *	 registration that outlived it has been released

@@ -71,8 +71,8 @@
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 
-struct rds_ib_device;
-struct rds_ib_mr_dev;
+#include "ib.h"
+
 struct rds_mr;
 
 /*
@@ -113,7 +113,22 @@ void rds_ib_pool_discard(struct rds_ib_mr_dev *mrd, struct ib_mr *mr);
 void rds_ib_mr_discard(struct rds_ib_mr *imr);
 
 /* ib_mr_reg.c */
-struct rds_ib_mr *rds_ib_reg_wc(struct ib_wc *wc);
 void rds_ib_reg_done(struct ib_cq *cq, struct ib_wc *wc);
+
+/*
+ * A registration work request completed: record it, free its entry.
+ * Inline: each registration and invalidation ends here.
+ */
+static inline struct rds_ib_mr *rds_ib_reg_wc(struct ib_wc *wc)
+{
+	struct rds_ib_mr *imr = container_of(wc->wr_cqe, struct rds_ib_mr, cqe);
+	struct rds_ib_mr_dev *mrd = &imr->rdev->mrd;
+
+	imr->status = wc->status;
+	up(&mrd->sq_slots);
+	if (wc->status != IB_WC_SUCCESS)
+		rds_ib_reg_failed(mrd, wc->status);
+	return imr;
+}
 
 #endif /* _RDS_ZC_IB_MR_H */

@@ -26,19 +26,6 @@ static int rds_ib_chain_reg_mr = -1;
 module_param_named(chain_reg_mr, rds_ib_chain_reg_mr, int, 0644);
 MODULE_PARM_DESC(chain_reg_mr, "Post a MAP's REG_MR in front of its SEND on the connection's QP: 1 always, 0 never (register on the registration QP in sendmsg), -1 unless the device is rxe (default)");
 
-/* A registration work request completed: record it, free its entry. */
-struct rds_ib_mr *rds_ib_reg_wc(struct ib_wc *wc)
-{
-	struct rds_ib_mr *imr = container_of(wc->wr_cqe, struct rds_ib_mr, cqe);
-	struct rds_ib_mr_dev *mrd = &imr->rdev->mrd;
-
-	imr->status = wc->status;
-	up(&mrd->sq_slots);
-	if (wc->status != IB_WC_SUCCESS)
-		rds_ib_reg_failed(mrd, wc->status);
-	return imr;
-}
-
 /* A REG_MR or LOCAL_INV whose poster waits for it completed. */
 void rds_ib_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -195,9 +182,11 @@ static inline void rds_ib_mr_reg_wr(struct rds_ib_mr *imr, struct ib_reg_wr *wr)
 
 /*
  * Register on the registration QP and wait for the REG_MR: RDS_GET_MR,
- * and a MAP on a device that cannot chain.  Return: as rds_ib_mr_reg().
+ * and a MAP on a device that cannot chain.  Inline in both: one call
+ * less per registration.  Return: as rds_ib_mr_reg().
  */
-static int rds_ib_mr_reg_wait(struct rds_ib_device *rdev, struct rds_mr *mr)
+static __always_inline int rds_ib_mr_reg_wait(struct rds_ib_device *rdev,
+					      struct rds_mr *mr)
 {
 	struct rds_ib_mr_dev *mrd = &rdev->mrd;
 	struct rds_ib_mr *imr;

@@ -63,29 +63,16 @@ static void rds_ib_fault_done(struct ib_cq *cq, struct ib_wc *wc)
 }
 
 /**
- * rds_ib_reg_post() - post a work request on the registration QP
+ * rds_ib_reg_wait_slot() - wait for a send queue entry of the registration QP
  * @mrd: the device's registration state
- * @wr: one signalled work request, its wr_cqe set
  *
- * Takes a send queue entry, waiting for one if all are in use; the
- * completion gives it back.  Caller holds qp_sem for reading and checked
- * mrd->qp.
+ * rds_ib_reg_post() found them all in use.
  * Context: process context, may sleep.
- * Return: 0 or ib_post_send()'s error.
  */
-int rds_ib_reg_post(struct rds_ib_mr_dev *mrd, struct ib_send_wr *wr)
+void rds_ib_reg_wait_slot(struct rds_ib_mr_dev *mrd)
 {
-	int ret;
-
-	if (down_trylock(&mrd->sq_slots)) {
-		rds_ib_stat_inc(RDS_IB_STAT_MR_QP_FULL);
-		down(&mrd->sq_slots);
-	}
-	wr->send_flags = IB_SEND_SIGNALED;
-	ret = ib_post_send(mrd->qp, wr, NULL);
-	if (ret)
-		up(&mrd->sq_slots);
-	return ret;
+	rds_ib_stat_inc(RDS_IB_STAT_MR_QP_FULL);
+	down(&mrd->sq_slots);
 }
 
 /**
