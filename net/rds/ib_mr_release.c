@@ -51,7 +51,15 @@ static void rds_ib_mr_finish(struct rds_ib_mr *imr, bool posted, bool inv_ok)
 			rds_ib_pool_discard(mrd, ibmr);
 		rds_ib_mr_unmap(rdev, imr);
 	}
-	if (posted)
+	/*
+	 * rds_ib_pool_get() may wait for nr_free or !nr_releasing, which it
+	 * reads without mrd->lock: wq_has_sleeper()'s full barrier orders
+	 * the stores above before the read of the queue (an unlock does not
+	 * order earlier stores before a later load), and a waiter queues
+	 * itself before it reads them; no call when nobody waits, the usual
+	 * case.
+	 */
+	if (posted && wq_has_sleeper(&mrd->pool_wait))
 		wake_up(&mrd->pool_wait);
 	kfree(imr);
 	owner->tp = NULL;

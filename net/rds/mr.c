@@ -117,6 +117,24 @@ int rds_rdma_charge(struct mm_struct *mm, unsigned long nr)
 /* ------------------------------------------------------------- MRs */
 
 /*
+ * One of @rs's counters of MRs on their way out reached 0: wake whoever
+ * waits for it, and make no call when nobody does (the usual case: only
+ * a registration short of memlock room and close() wait).  The
+ * atomic_dec_and_test() that brought it to 0 returns a value and is
+ * therefore fully ordered (Documentation/atomic_t.txt): it is the full
+ * barrier waitqueue_active() needs between the store of the condition
+ * and the read of the queue.  A waiter's wait_event() puts itself on
+ * the queue and sets its state (a full barrier) before it reads the
+ * counter, so either it sees 0 or this sees it queued.
+ */
+static inline void rds_mr_wake(struct rds_sock *rs)
+{
+	/* Ordered by the caller's atomic_dec_and_test(): see above. */
+	if (waitqueue_active(&rs->mr_wait))
+		wake_up(&rs->mr_wait);
+}
+
+/*
  * Only the release of the last reference gets here (mr_dereg, then
  * rds_zc_mr_invalidated()): no message holds the MR any more.
  */
@@ -133,7 +151,7 @@ static void rds_mr_unpin(struct rds_deferred *d)
 	rds_stat_inc(RDS_STAT_MR_RELEASED);
 	/* The socket's reference keeps rs valid past the wake-up. */
 	if (atomic_dec_and_test(&rs->mr_pending))
-		wake_up(&rs->mr_wait);
+		rds_mr_wake(rs);
 	sock_put(&rs->sk);
 }
 
@@ -155,7 +173,7 @@ void rds_zc_mr_invalidated(struct rds_mr *mr)
 	trace_rds_mr_invalidated(mr->rkey, mr->len, mr->nr_pages);
 	atomic64_sub(mr->nr_pages, &mr->mm->pinned_vm);
 	if (atomic_dec_and_test(&rs->mr_releasing))
-		wake_up(&rs->mr_wait);
+		rds_mr_wake(rs);
 	rds_defer(rs, &mr->unpin_d, rds_mr_unpin, rds_mr_wq);
 }
 EXPORT_SYMBOL_GPL(rds_zc_mr_invalidated);
@@ -177,7 +195,7 @@ static bool rds_mr_release_nowait(struct rds_mr *mr)
 		return true;	/* rds_zc_mr_invalidated() follows */
 	}
 	if (atomic_dec_and_test(&rs->mr_releasing))
-		wake_up(&rs->mr_wait);
+		rds_mr_wake(rs);
 	return false;
 }
 
