@@ -70,6 +70,25 @@
 
 /* ------------------------------------------------------- user pages */
 
+/* Pin @nr pages from @start into @pages: all of them, or none. */
+static int rds_rdma_pin_into(unsigned long start, unsigned int nr,
+			     unsigned int gup, struct page **pages)
+{
+	unsigned int done = 0;
+	int ret;
+
+	while (done < nr) {
+		ret = pin_user_pages_fast(start + (unsigned long)done * PAGE_SIZE,
+					  nr - done, gup, pages + done);
+		if (ret <= 0) {
+			unpin_user_pages(pages, done);
+			return ret ? ret : -EFAULT;
+		}
+		done += ret;
+	}
+	return 0;
+}
+
 /*
  * Pin the pages under [addr, addr + len).  Return: 0 with *@pagesp and
  * *@nrp set, or -EFAULT for memory that is not there, -ENOMEM.
@@ -77,24 +96,17 @@
 int rds_rdma_pin(unsigned long addr, size_t len, unsigned int gup,
 		 struct page ***pagesp, unsigned int *nrp)
 {
-	unsigned long start = addr & PAGE_MASK;
 	unsigned int nr = DIV_ROUND_UP(offset_in_page(addr) + len, PAGE_SIZE);
-	unsigned int done = 0;
 	struct page **pages;
 	int ret;
 
 	pages = kvmalloc_array(nr, sizeof(*pages), GFP_KERNEL);
 	if (!pages)
 		return -ENOMEM;
-	while (done < nr) {
-		ret = pin_user_pages_fast(start + (unsigned long)done * PAGE_SIZE,
-					  nr - done, gup, pages + done);
-		if (ret <= 0) {
-			unpin_user_pages(pages, done);
-			kvfree(pages);
-			return ret ? ret : -EFAULT;
-		}
-		done += ret;
+	ret = rds_rdma_pin_into(addr & PAGE_MASK, nr, gup, pages);
+	if (ret) {
+		kvfree(pages);
+		return ret;
 	}
 	*pagesp = pages;
 	*nrp = nr;
@@ -115,6 +127,33 @@ int rds_rdma_charge(struct mm_struct *mm, unsigned long nr)
 }
 
 /* ------------------------------------------------------------- MRs */
+
+/*
+ * Pin an MR's pages: those of a one-page MR (a page-aligned buffer of up
+ * to 4 KiB, the common registration) into mr->page1, which spares the
+ * array's allocation and free; a longer one's into an array.
+ */
+static int rds_mr_pin(struct rds_mr *mr, const struct rds_iovec *vec)
+{
+	unsigned int gup = FOLL_WRITE | FOLL_LONGTERM;
+	int ret;
+
+	if (offset_in_page(vec->addr) + vec->bytes <= PAGE_SIZE) {
+		mr->pages = &mr->page1;
+		mr->nr_pages = 1;
+		ret = pin_user_pages_fast(vec->addr & PAGE_MASK, 1, gup,
+					  mr->pages);
+		return ret == 1 ? 0 : ret ? ret : -EFAULT;
+	}
+	return rds_rdma_pin(vec->addr, vec->bytes, gup, &mr->pages,
+			    &mr->nr_pages);
+}
+
+static void rds_mr_pages_free(struct rds_mr *mr)
+{
+	if (mr->pages != &mr->page1)
+		kvfree(mr->pages);
+}
 
 /*
  * One of @rs's counters of MRs on their way out reached 0: wake whoever
@@ -146,7 +185,7 @@ static void rds_mr_unpin(struct rds_deferred *d)
 	trace_rds_mr_unpinned(mr->rkey, mr->len, mr->nr_pages);
 	unpin_user_pages_dirty_lock(mr->pages, mr->nr_pages, true);
 	mmdrop(mr->mm);
-	kvfree(mr->pages);
+	rds_mr_pages_free(mr);
 	kfree_rcu(mr, rcu);	/* rds_mr_get_local() may still look at it */
 	rds_stat_inc(RDS_STAT_MR_RELEASED);
 	/* The socket's reference keeps rs valid past the wake-up. */
@@ -510,8 +549,7 @@ static struct rds_mr *rds_mr_create(struct rds_sock *rs,
 	mr->len = vec->bytes;
 	mr->trans = trans;
 
-	ret = rds_rdma_pin(vec->addr, vec->bytes, FOLL_WRITE | FOLL_LONGTERM,
-			   &mr->pages, &mr->nr_pages);
+	ret = rds_mr_pin(mr, vec);
 	if (ret)
 		goto out_free;
 	ret = rds_rdma_charge(current->mm, mr->nr_pages);
@@ -543,7 +581,7 @@ out_uncharge:
 	mmdrop(mr->mm);
 out_unpin:
 	unpin_user_pages(mr->pages, mr->nr_pages);
-	kvfree(mr->pages);
+	rds_mr_pages_free(mr);
 out_free:
 	kfree(mr);
 	return ERR_PTR(ret);

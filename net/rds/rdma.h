@@ -69,7 +69,8 @@ struct rds_mr {
 	u32		offset;		/* of the buffer in its first page */
 	u64		flags;		/* RDS_RDMA_USE_ONCE, _INVALIDATE */
 	size_t		len;
-	struct page	**pages;	/* pinned */
+	struct page	**pages;	/* pinned: &@page1, or an array */
+	struct page	*page1;		/* the page of a one-page MR */
 	unsigned int	nr_pages;
 	struct mm_struct *mm;		/* charged for them (pinned_vm) */
 	const struct rds_transport *trans;
