@@ -96,7 +96,8 @@ struct rds_ib_mr {
 	struct rds_ib_device *rdev;	/* its mem referenced */
 	struct ib_mr	*mr;		/* under mrd->lock; see the top */
 	struct rds_mr	*owner;		/* the core's MR */
-	struct sg_table	sgt;
+	struct sg_table	sgt;		/* its list: @sg1, or allocated */
+	struct scatterlist sg1;		/* the entry of a one-page MR */
 	int		nents;		/* DMA-mapped entries */
 	bool		virt_dma;	/* the device needs no DMA syncs */
 	enum rds_ib_mr_state state;
@@ -105,6 +106,13 @@ struct rds_ib_mr {
 	struct completion done;		/* a registration waits for it */
 	struct work_struct work;	/* a release ends here */
 };
+
+/* Free a registration's scatter list, unless it is its own @sg1. */
+static inline void rds_ib_mr_sgt_free(struct rds_ib_mr *imr)
+{
+	if (imr->sgt.sgl != &imr->sg1)
+		sg_free_table(&imr->sgt);
+}
 
 /* ib_mr_pool.c */
 void rds_ib_mr_unmap(struct rds_ib_device *rdev, struct rds_ib_mr *imr);

@@ -39,7 +39,7 @@ void rds_ib_mr_unmap(struct rds_ib_device *rdev, struct rds_ib_mr *imr)
 		ib_dma_unmap_sg(rdev->ibdev, imr->sgt.sgl, imr->sgt.orig_nents,
 				DMA_BIDIRECTIONAL);
 	imr->nents = 0;
-	sg_free_table(&imr->sgt);
+	rds_ib_mr_sgt_free(imr);
 }
 
 /*

@@ -89,10 +89,23 @@ static struct rds_ib_mr *rds_ib_mr_map(struct rds_ib_device *rdev,
 	imr->virt_dma = ib_uses_virt_dma(rdev->ibdev);
 	INIT_LIST_HEAD(&imr->item);
 	init_completion(&imr->done);
-	ret = sg_alloc_table_from_pages(&imr->sgt, mr->pages, mr->nr_pages,
-					mr->offset, mr->len, GFP_KERNEL);
-	if (ret)
-		goto out_free;
+	if (mr->nr_pages == 1) {
+		/*
+		 * The common registration, a buffer in one page: its one
+		 * entry lives in @imr (zeroed), no table to allocate and free.
+		 */
+		sg_set_page(&imr->sg1, mr->pages[0], mr->len, mr->offset);
+		sg_mark_end(&imr->sg1);
+		imr->sgt.sgl = &imr->sg1;
+		imr->sgt.nents = 1;
+		imr->sgt.orig_nents = 1;
+	} else {
+		ret = sg_alloc_table_from_pages(&imr->sgt, mr->pages,
+						mr->nr_pages, mr->offset,
+						mr->len, GFP_KERNEL);
+		if (ret)
+			goto out_free;
+	}
 	imr->nents = ib_dma_map_sg(rdev->ibdev, imr->sgt.sgl,
 				   imr->sgt.orig_nents, DMA_BIDIRECTIONAL);
 	if (!imr->nents) {
@@ -142,7 +155,7 @@ out_unmap:
 	rds_ib_mr_unmap(rdev, imr);
 	goto out_free;
 out_sgt:
-	sg_free_table(&imr->sgt);
+	rds_ib_mr_sgt_free(imr);
 out_free:
 	kfree(imr);
 	return ERR_PTR(ret);
