@@ -394,6 +394,15 @@ void rds_ib_reg_wait_slot(struct rds_ib_mr_dev *mrd);
  * Takes a send queue entry, waiting for one if all are in use; the
  * completion gives it back.  Caller holds qp_sem for reading and checked
  * mrd->qp.  Inline: one per registration and per waited invalidation.
+ *
+ * The post is made with bottom halves off, as rds_ib_mr_dereg_nowait()
+ * makes its own (under mrd->lock): a provider that does the work in a
+ * softirq (rxe's tasklets on 6.1) raises it then, and local_bh_enable()
+ * runs it here, on this CPU, before the caller waits.  Posted from
+ * plain process context, the raise wakes ksoftirqd, and the caller's
+ * wait sleeps until ksoftirqd has run: two context switches per
+ * registration.  A device that completes by interrupt is not affected.
+ *
  * Context: process context, may sleep.
  * Return: 0 or ib_post_send()'s error.
  */
@@ -405,7 +414,9 @@ static inline int rds_ib_reg_post(struct rds_ib_mr_dev *mrd,
 	if (down_trylock(&mrd->sq_slots))
 		rds_ib_reg_wait_slot(mrd);
 	wr->send_flags = IB_SEND_SIGNALED;
+	local_bh_disable();
 	ret = ib_post_send(mrd->qp, wr, NULL);
+	local_bh_enable();
 	if (ret)
 		up(&mrd->sq_slots);
 	return ret;
