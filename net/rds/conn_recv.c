@@ -48,9 +48,10 @@ dropped:
 }
 
 /**
- * rds_zc_conn_recv() - a complete message arrived from the peer
+ * rds_conn_recv() - a complete message arrived from the peer
  * @conn: the connection
  * @m: the message, with seq, flags and ports from its header; consumed
+ * @bounded: refuse it (-EBUSY) if its socket is over its hard limit
  *
  * A retransmission of a message already received is dropped; anything
  * else is accepted and sets the next expected number, so that a peer
@@ -69,7 +70,8 @@ dropped:
  * peer, and offers it again later; dropping the connection instead would
  * end every RDMA operation on it.
  */
-int rds_zc_conn_recv(struct rds_conn *conn, struct rds_msg *m)
+static int rds_conn_recv(struct rds_conn *conn, struct rds_msg *m,
+			 bool bounded)
 {
 	struct rds_incoming *inc;
 	int ret;
@@ -110,7 +112,7 @@ int rds_zc_conn_recv(struct rds_conn *conn, struct rds_msg *m)
 	inc->daddr = conn->laddr;
 	inc->dport = m->dport;
 	inc->scope = conn->dev_if;
-	ret = rds_conn_up->deliver(conn->net, inc, true, &conn->rx_sock);
+	ret = rds_conn_up->deliver(conn->net, inc, bounded, &conn->rx_sock);
 	if (ret) {
 		rds_stat_inc(RDS_STAT_RECV_HELD_BACK);
 		rds_inc_free(inc);	/* @m keeps the caller's reference */
@@ -124,7 +126,41 @@ int rds_zc_conn_recv(struct rds_conn *conn, struct rds_msg *m)
 	rds_msg_put(m);		/* the incoming holds its own reference */
 	return 0;
 }
+
+/**
+ * rds_zc_conn_recv() - a complete message arrived from the peer
+ * @conn: the connection
+ * @m: the message, with seq, flags and ports from its header; consumed
+ *
+ * See rds_conn_recv(), bounded.
+ * Context: the transport's receive path, one at a time per connection.
+ * Return: as rds_conn_recv().
+ */
+int rds_zc_conn_recv(struct rds_conn *conn, struct rds_msg *m)
+{
+	return rds_conn_recv(conn, m, true);
+}
 EXPORT_SYMBOL_GPL(rds_zc_conn_recv);
+
+/**
+ * rds_zc_conn_recv_last() - a message the transport cannot keep
+ * @conn: the connection, going down
+ * @m: as for rds_zc_conn_recv()
+ *
+ * As rds_zc_conn_recv(), but a socket over its hard limit takes @m all
+ * the same: the transport's connection is going down and it already
+ * acknowledged @m to the peer (TCP acknowledges what its stack holds),
+ * so @m is delivered now or lost.  Past the limit by at most what the
+ * transport's connection held.
+ *
+ * Context: as rds_zc_conn_recv().
+ * Return: as rds_conn_recv(), never -EBUSY.
+ */
+int rds_zc_conn_recv_last(struct rds_conn *conn, struct rds_msg *m)
+{
+	return rds_conn_recv(conn, m, false);
+}
+EXPORT_SYMBOL_GPL(rds_zc_conn_recv_last);
 
 /**
  * rds_zc_conn_cong_recv() - the peer sent its congestion map

@@ -223,6 +223,7 @@ void rds_zc_conn_connected(struct rds_conn *conn);
 void rds_zc_conn_drop(struct rds_conn *conn, const char *reason);
 u64 rds_zc_conn_acked(struct rds_conn *conn, u64 seq);
 int rds_zc_conn_recv(struct rds_conn *conn, struct rds_msg *m);
+int rds_zc_conn_recv_last(struct rds_conn *conn, struct rds_msg *m);
 void rds_zc_conn_cong_recv(struct rds_conn *conn, struct rds_msg *m);
 void rds_zc_conn_kick(struct rds_conn *conn);
 void rds_zc_conn_connect(struct rds_conn *conn);

@@ -127,6 +127,7 @@ struct rds_tcp_conn {
 	u32		rx_len;		/* its payload bytes */
 	u32		rx_got;		/* of them received so far */
 	bool		rx_held;	/* complete, refused: wait */
+	bool		rx_last;	/* rx_drain(): nothing may wait */
 
 	/* Send state: xmit's (the core's work_mutex). */
 	struct rds_tcp_hdr tx_hdr;	/* of tx_cur */

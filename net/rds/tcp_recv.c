@@ -12,7 +12,9 @@
  *
  * A complete message the core refuses (its socket is over its limit, or
  * no memory) is held, and nothing more is read until rx_resume_w offers
- * it again: TCP's window then holds the peer back.
+ * it again: TCP's window then holds the peer back.  A connection that
+ * goes down meanwhile delivers it, and what is whole behind it, past the
+ * limit (rds_tcp_rx_drain()).
  *
  * A message must be complete RDS_TCP_RX_DEADLINE after its first byte
  * came (rx_deadline_w, armed while one is partial), or the connection is
@@ -162,7 +164,8 @@ static int rds_tcp_rx_done(struct rds_tcp_conn *tc)
 		m->sport = h->h_sport;
 		m->dport = h->h_dport;
 		memcpy(m->exthdr, h->h_exthdr, sizeof(m->exthdr));
-		ret = rds_zc_conn_recv(tc->conn, m);
+		ret = tc->rx_last ? rds_zc_conn_recv_last(tc->conn, m) :
+				    rds_zc_conn_recv(tc->conn, m);
 		if (ret == -EBUSY || ret == -ENOMEM) {
 			WRITE_ONCE(tc->rx_held, true);
 			return RDS_TCP_RX_WAIT;
@@ -333,16 +336,20 @@ void rds_tcp_rx_deadline_work(struct work_struct *work)
  * @tc: the connection, its callbacks removed and rx_w cancelled
  *
  * TCP acknowledged them, and so did we to the peer: they are delivered
- * now, or they would be lost.  A partial message is not (the peer sends
- * it again); neither is anything after bad data.
+ * now, or they would be lost, a held message and those behind it too,
+ * past their socket's hard limit (rds_zc_conn_recv_last()).  A partial
+ * message is not (the peer sends it again); neither is anything after
+ * bad data.
  */
 void rds_tcp_rx_drain(struct rds_tcp_conn *tc)
 {
 	struct sock *sk = tc->sock->sk;
 
 	lock_sock(sk);
+	tc->rx_last = true;
 	if (!tc->rx_bad)
 		rds_tcp_rx_read(tc, sk);
+	tc->rx_last = false;
 	release_sock(sk);
 }
 

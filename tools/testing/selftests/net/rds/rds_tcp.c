@@ -78,6 +78,10 @@
  *                    below the minimum EINVAL, a value reads back, a write
  *                    resets the connection, whose new socket has those
  *                    sizes (ss -m)
+ *   drain_held       a raw peer that ignores congestion fills a socket
+ *                    that does not read until the node holds a message
+ *                    back; the node's end is killed: every message TCP
+ *                    acknowledged arrives, in order (distribution: skipped)
  *
  * Needs root, ip, tc (sch_netem) and the veth module.
  */
@@ -89,7 +93,9 @@
 #include <sched.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <linux/sockios.h>
 #include <netinet/tcp.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/uio.h>
@@ -1419,6 +1425,112 @@ static void test_sysctl_buf(void)
 	tc_net_down("rdstcp_c", "rdstcp_d");
 }
 
+/*
+ * A peer that ignores congestion (a raw TCP socket of rdstcp_b) sends
+ * DRAIN_N numbered messages to one socket that does not read: past its
+ * hard limit (twice its 1 MiB memory limit) the node holds a message and
+ * reads no more, and TCP's window stops the peer.  Then the node's end
+ * of the connection is killed (ss -K).  Every message that TCP
+ * acknowledged must arrive, in order: TCP acknowledges RDS's messages,
+ * so the peer never sends them again.  Before, the drain at shutdown
+ * offered the held message to its full socket again, stopped there, and
+ * the held message and the whole ones behind it were lost.
+ */
+#define DRAIN_LEN	8192
+#define DRAIN_N		400	/* 3.2 MiB */
+#define DRAIN_PORT	(PORT_A + 72)
+
+static void test_drain_held(void)
+{
+	static unsigned char msg[48 + DRAIN_LEN];
+	const long frame = sizeof(msg);
+	long long held, until, stable;
+	long sent = 0, r, acked = 0, last = -1;
+	uint16_t dport = htons(DRAIN_PORT);
+	uint32_t i = 0, num, got = 0;
+	int fd, fa, cfd, outq, bad = 0;
+
+	tc_need_setup();
+	if (modules_are_distro())
+		rt_skip("%s", "the distribution never holds a message back");
+	fa = tc_socket(NS_A, A4_2, DRAIN_PORT, 1);
+	/* Back to the smallest memory limit: the hard one is 2 MiB. */
+	ASSERT_SYS_OK(set_int_opt(fa, SOL_SOCKET, SO_RCVBUF, 65536));
+	cfd = rds_socket();
+	held = rds_counter(cfd, "recv_held_back");
+	ASSERT_TRUE(held >= 0, "%s", "no counter recv_held_back");
+	fd = tc_raw(B4, A4_2);
+	/*
+	 * No loss: TCP's acknowledgments then stop only for a closed window.
+	 * No ASSERT until the lossy link is back.
+	 */
+	tc_sh("ip netns exec " NS_A " tc qdisc change dev rdstcp0 root netem");
+	tc_sh("ip netns exec " NS_B " tc qdisc change dev rdstcp1 root netem");
+	/* As much as the node takes: until nothing moves for 3 s. */
+	until = rt_now_ms() + rt_scaled_ms(3000);
+	while (i < DRAIN_N && rt_now_ms() < until && !bad) {
+		if (sent % frame == 0) {
+			tc_hdr(msg, i + 1, DRAIN_LEN, 0);
+			memcpy(msg + 22, &dport, 2);	/* h_dport */
+			memcpy(msg + 48, &i, sizeof(i));
+		}
+		r = send(fd, msg + sent % frame, frame - sent % frame,
+			 MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (r < 0) {
+			bad = errno != EAGAIN;
+			EXPECT_TRUE(!bad, "send: %s", rt_errname(errno));
+			rt_sleep_ms(20);
+			continue;
+		}
+		sent += r;
+		if (sent % frame == 0)
+			i++;
+		until = rt_now_ms() + rt_scaled_ms(3000);
+	}
+	/* What TCP acknowledged, once it stopped moving. */
+	stable = rt_now_ms() + rt_scaled_ms(1000);
+	while (!bad && rt_now_ms() < stable) {
+		bad = ioctl(fd, SIOCOUTQ, &outq) < 0;
+		acked = sent - outq;
+		if (acked != last)
+			stable = rt_now_ms() + rt_scaled_ms(1000);
+		last = acked;
+		rt_sleep_ms(100);
+	}
+	rt_diag("%u messages sent, %ld of them acknowledged", i,
+		acked / frame);
+	EXPECT_TRUE(rds_counter(cfd, "recv_held_back") > held, "%s",
+		    "the node held no message back");
+	EXPECT_TRUE(!tc_sh("ip netns exec " NS_A " ss -K -tn src " A4_2
+			   " and sport = :%d >/dev/null", TCP_PORT),
+		    "%s", "kill the node's end");
+	until = rt_now_ms() + rt_scaled_ms(5000);
+	while (!bad && got < acked / frame && rt_now_ms() < until) {
+		r = recv(fa, msg, sizeof(msg), MSG_DONTWAIT);
+		if (r < 0) {
+			bad = errno != EAGAIN;
+			EXPECT_TRUE(!bad, "recv: %s", rt_errname(errno));
+			rt_sleep_ms(50);
+			continue;
+		}
+		memcpy(&num, msg, sizeof(num));
+		bad = r != DRAIN_LEN || num != got;
+		EXPECT_TRUE(!bad, "%ld B, message %u where %u was due", r,
+			    num, got);
+		got++;
+	}
+	EXPECT_TRUE(got >= acked / frame,
+		    "%u of the %ld messages TCP acknowledged arrived", got,
+		    acked / frame);
+	tc_sh("ip netns exec %s tc qdisc change dev rdstcp0 root %s", NS_A,
+	      NETEM);
+	tc_sh("ip netns exec %s tc qdisc change dev rdstcp1 root %s", NS_B,
+	      NETEM);
+	close(fd);
+	close(fa);
+	close(cfd);
+}
+
 static const struct rt_case cases[] = {
 	RT_CASE(transport, 0),
 	RT_CASE(stream_v4, 240),
@@ -1436,6 +1548,7 @@ static const struct rt_case cases[] = {
 	RT_CASE(reconnect_restart, 240),
 	RT_CASE(reconnect_stale, 180),
 	RT_CASE(sysctl_buf, 120),
+	RT_CASE(drain_held, 120),
 };
 
 int main(int argc, char **argv)
