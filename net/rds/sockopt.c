@@ -26,6 +26,17 @@
 #include "socket.h"
 #include "transport_core.h"
 
+/* An argument of exactly @size bytes, into @arg. */
+static inline int rds_opt_copy(void *arg, size_t size, sockptr_t optval,
+			       unsigned int optlen)
+{
+	if (optlen != size)
+		return -EINVAL;
+	if (copy_from_sockptr(arg, optval, size))
+		return -EFAULT;
+	return 0;
+}
+
 static int rds_opt_bool(bool *opt, sockptr_t optval, unsigned int optlen)
 {
 	int val;
@@ -81,11 +92,11 @@ static noinline int rds_opt_get_mr(struct rds_sock *rs, sockptr_t optval,
 				   unsigned int optlen)
 {
 	struct rds_get_mr_args args;
+	int ret;
 
-	if (optlen != sizeof(args))
-		return -EINVAL;
-	if (copy_from_sockptr(&args, optval, sizeof(args)))
-		return -EFAULT;
+	ret = rds_opt_copy(&args, sizeof(args), optval, optlen);
+	if (ret)
+		return ret;
 	if (!READ_ONCE(rs->bound_port))
 		return -ENOTCONN;
 	return rds_rdma_get_mr(rs, &args.vec, args.cookie_addr, args.flags);
@@ -101,10 +112,9 @@ static int rds_opt_get_mr_for_dest(struct rds_sock *rs, sockptr_t optval,
 	u32 scope;
 	int ret;
 
-	if (optlen != sizeof(args))
-		return -EINVAL;
-	if (copy_from_sockptr(&args, optval, sizeof(args)))
-		return -EFAULT;
+	ret = rds_opt_copy(&args, sizeof(args), optval, optlen);
+	if (ret)
+		return ret;
 	if (!READ_ONCE(rs->bound_port))
 		return -ENOTCONN;
 	ret = rds_addr_parse(&args.dest_addr, sizeof(args.dest_addr), -EINVAL,
@@ -118,11 +128,11 @@ static noinline int rds_opt_free_mr(struct rds_sock *rs, sockptr_t optval,
 				    unsigned int optlen)
 {
 	struct rds_free_mr_args args;
+	int ret;
 
-	if (optlen != sizeof(args))
-		return -EINVAL;
-	if (copy_from_sockptr(&args, optval, sizeof(args)))
-		return -EFAULT;
+	ret = rds_opt_copy(&args, sizeof(args), optval, optlen);
+	if (ret)
+		return ret;
 	return rds_rdma_free_mr(rs, args.cookie, args.flags);
 }
 
@@ -190,14 +200,13 @@ static int rds_opt_cong_monitor(struct rds_sock *rs, sockptr_t optval,
 static int rds_opt_set_transport(struct rds_sock *rs, sockptr_t optval,
 				 unsigned int optlen)
 {
-	int type;
+	int type, ret;
 
 	if (rs->trans)
 		return -EOPNOTSUPP;	/* chosen already, by bind or option */
-	if (optlen != sizeof(int))
-		return -EINVAL;
-	if (copy_from_sockptr(&type, optval, sizeof(type)))
-		return -EFAULT;
+	ret = rds_opt_copy(&type, sizeof(type), optval, optlen);
+	if (ret)
+		return ret;
 	if (type < 0 || type >= RDS_TRANS_COUNT)
 		return -EINVAL;
 	/* RDMA transports live in the initial namespace only. */

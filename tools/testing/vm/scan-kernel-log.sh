@@ -201,7 +201,8 @@ injected() {
 
 # A frame of a foreign module, and one of ours ("func+0x../0x.. [mod]").
 foreign_re="\\[(${foreign//,/|})\\]"
-ours_re='\\[(rds_zc|rds_zc_ib|rds_zc_tcp)\\]'
+ours_mods='rds_zc|rds_zc_ib|rds_zc_tcp'
+ours_re="\\\\[($ours_mods)\\\\]"
 [ -n "$foreign" ] || foreign_re=
 
 # The KNOWN table for awk, one entry a line: KERNEL, tab, WHERE, tab,
@@ -216,7 +217,8 @@ done
 # "known:I" for the known bug KNOWN_*[I].  A report with a frame of ours is
 # neither.
 classify() {
-	KNOWN_SPEC=$known_spec awk -v re="$regex" -v fre="$foreign_re" -v ore="$ours_re" '
+	KNOWN_SPEC=$known_spec awk -v re="$regex" -v fre="$foreign_re" -v ore="$ours_re" \
+		-v omods=" ($ours_mods) " '
 	BEGIN {
 		nk = split(ENVIRON["KNOWN_SPEC"], ents, "\n")
 		for (i = 1; i <= nk; i++) {
@@ -228,7 +230,7 @@ classify() {
 	}
 	function mods_ok(i) {
 		return kmods[i] == "" ||
-		       (mods ~ kmods[i] && mods !~ / rds_zc(_ib|_tcp)? /)
+		       (mods ~ kmods[i] && mods !~ omods)
 	}
 	function flush(  i, cls) {
 		cls = ""
