@@ -136,12 +136,18 @@ int rds_rdma_charge(struct mm_struct *mm, unsigned long nr)
 static int rds_mr_pin(struct rds_mr *mr, const struct rds_iovec *vec)
 {
 	unsigned int gup = FOLL_WRITE | FOLL_LONGTERM;
+	int ret;
 
+	/*
+	 * One call, not rds_rdma_pin_into(): its loop, out of line, costs
+	 * this path 39 instructions more (make profile, --points getmr).
+	 */
 	if (offset_in_page(vec->addr) + vec->bytes <= PAGE_SIZE) {
 		mr->pages = &mr->page1;
 		mr->nr_pages = 1;
-		return rds_rdma_pin_into(vec->addr & PAGE_MASK, 1, gup,
-					 mr->pages);
+		ret = pin_user_pages_fast(vec->addr & PAGE_MASK, 1, gup,
+					  mr->pages);
+		return ret == 1 ? 0 : ret ? ret : -EFAULT;
 	}
 	return rds_rdma_pin(vec->addr, vec->bytes, gup, &mr->pages,
 			    &mr->nr_pages);
