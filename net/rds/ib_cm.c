@@ -468,8 +468,18 @@ int rds_ib_conn_connect(struct rds_conn *conn)
 	mutex_lock(&ic->cm_mutex);
 	ic->cm_id = id;
 	ic->active = true;
-	ret = rdma_resolve_addr(id, (struct sockaddr *)&src,
-				(struct sockaddr *)&dst, RDS_IB_RESOLVE_MS);
+	/*
+	 * Bound first, then resolved: rdma_resolve_addr() binding an unbound
+	 * id itself WARNs when the device goes away between its bind and its
+	 * own state change (rdma_cm's removal of the id, after ours of the
+	 * device: rds_faults rdma_link on 6.12).  A bound id that removal
+	 * took fails the resolve with -EINVAL instead, and is retried.
+	 */
+	ret = rdma_bind_addr(id, (struct sockaddr *)&src);
+	if (!ret)
+		ret = rdma_resolve_addr(id, (struct sockaddr *)&src,
+					(struct sockaddr *)&dst,
+					RDS_IB_RESOLVE_MS);
 	mutex_unlock(&ic->cm_mutex);
 	return ret;
 }

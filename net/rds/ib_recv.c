@@ -244,10 +244,8 @@ static int rds_ib_recv_data(struct rds_ib_conn *ic,
 			return -EMSGSIZE;
 		if (rds_ib_rx_fail())
 			m = NULL;
-		else if (len <= RDS_MSG_INLINE_MAX)
-			m = rds_msg_alloc_inline(len, GFP_ATOMIC);
 		else
-			m = rds_msg_alloc_empty(len, GFP_ATOMIC);
+			m = rds_msg_alloc_rx(len, GFP_ATOMIC);
 		if (!m)
 			return -ENOMEM;
 		ic->rx_msg = m;

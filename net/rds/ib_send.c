@@ -25,6 +25,16 @@
  * RDMA part of the operation (rds_ib_send_op_done()).  At most
  * rds_ib_signal_every() - 1 plain messages or RDMA WRs stay referenced by
  * an idle ring until the next completion or the connection's teardown.
+ *
+ * Bottom halves.  rds_ib_xmit() runs in process context and posts with
+ * bottom halves off, as the completion handlers post their ACK frames
+ * and receive WRs.  A provider that does a kernel QP's work in a softirq
+ * (rxe on 6.1 schedules its requester's tasklet on every post) raises it
+ * inside the bracket, and local_bh_enable() runs it at once, on this
+ * CPU, for all the WRs of the call; raised from plain process context it
+ * would wake ksoftirqd instead, a context switch and back per message.
+ * A provider that rings a doorbell (or, as rxe on 6.12, queues a work
+ * item) is not affected.
  */
 #include <linux/delay.h>
 #include <linux/errno.h>
@@ -549,12 +559,15 @@ static int rds_ib_xmit_map_frag(struct rds_ib_conn *ic,
 	return 0;
 }
 
-/* Build and checksum the header of @m's frames in @h. */
+/*
+ * Build and checksum the header of @m's frames in @h.  Every byte is
+ * written, the padding and (by rds_ib_hdr_csum()) the checksum too: the
+ * slot's header is reused frame after frame, and not zeroed first.
+ */
 static __always_inline void rds_ib_hdr_build(struct rds_ib_hdr *h,
 					     const struct rds_msg *m,
 					     __be64 ack, u8 credit)
 {
-	memset(h, 0, sizeof(*h));
 	h->h_sequence = cpu_to_be64(m->seq);
 	h->h_ack = ack;
 	h->h_len = cpu_to_be32(m->len);
@@ -562,6 +575,7 @@ static __always_inline void rds_ib_hdr_build(struct rds_ib_hdr *h,
 	h->h_dport = m->dport;
 	h->h_flags = m->flags;
 	h->h_credit = credit;
+	memset(h->h_padding, 0, sizeof(h->h_padding));
 	memcpy(h->h_exthdr, m->exthdr, sizeof(h->h_exthdr));
 	rds_ib_hdr_csum(h);
 }
@@ -716,23 +730,15 @@ static int rds_ib_xmit_post(struct rds_ib_conn *ic, unsigned int start,
 	return ret;
 }
 
-/**
- * rds_ib_xmit() - post the fragments of a message
- * @conn: the connection, up
- * @m: the message
- * @frag: in: the first fragment to post; out: the first not posted
- *
- * The SENDs of one call are chained and posted together (one doorbell),
- * their ring slots and credits taken together (one atomic update each);
- * a message of one fragment goes by rds_ib_xmit_one(), without that.
- *
- * Return: 0 when every fragment is posted, -EAGAIN when the ring is full
- * or the peer's credits ran out (a send completion or arriving credits
- * kick the connection), another negative errno on a posting failure.
+/*
+ * The work of rds_ib_xmit(), with bottom halves off.  The SENDs of one
+ * call are chained and posted together (one doorbell), their ring slots
+ * and credits taken together (one atomic update each); a message of one
+ * fragment goes by rds_ib_xmit_one(), without that.
  */
-int rds_ib_xmit(struct rds_conn *conn, struct rds_msg *m, unsigned int *frag)
+static int rds_ib_xmit_posts(struct rds_ib_conn *ic, struct rds_msg *m,
+			     unsigned int *frag)
 {
-	struct rds_ib_conn *ic = conn->tp;
 	unsigned int nr = max_t(unsigned int, 1,
 				DIV_ROUND_UP(m->len, RDS_IB_FRAG_SIZE));
 	unsigned int start, chained = 0, ready = 0, n;
@@ -877,6 +883,31 @@ int rds_ib_xmit(struct rds_conn *conn, struct rds_msg *m, unsigned int *frag)
 	/* Credits left over by a grab ask for an ACK frame to carry them. */
 	if (test_bit(RDS_IB_ACK_REQUESTED, &ic->flags))
 		rds_ib_send_ack(ic);
+	return ret;
+}
+
+/**
+ * rds_ib_xmit() - post the fragments of a message
+ * @conn: the connection, up
+ * @m: the message
+ * @frag: in: the first fragment to post; out: the first not posted
+ *
+ * Posts the message's REG_MR, RDMA WRs and SENDs, and an ACK frame owed,
+ * with bottom halves off (see "Bottom halves" at the top of the file).
+ *
+ * Context: process context, interrupts on: the connection's work_mutex
+ * (sendmsg or send_w).  Nothing in it sleeps.
+ * Return: 0 when every fragment is posted, -EAGAIN when the ring is full
+ * or the peer's credits ran out (a send completion or arriving credits
+ * kick the connection), another negative errno on a posting failure.
+ */
+int rds_ib_xmit(struct rds_conn *conn, struct rds_msg *m, unsigned int *frag)
+{
+	int ret;
+
+	local_bh_disable();
+	ret = rds_ib_xmit_posts(conn->tp, m, frag);
+	local_bh_enable();
 	return ret;
 }
 
