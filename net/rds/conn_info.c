@@ -20,6 +20,9 @@
  *	rcu_read_lock(), so it must not sleep
  * @arg: passed to @fn
  *
+ * One row per address pair: its paths beyond 0 (connection.h) are left
+ * out, as the distribution leaves them out.
+ *
  * The flags say what the distribution's say: SENDING while a message is
  * being handed to the transport, CONNECTING, CONNECTED (UP).
  *
@@ -35,7 +38,8 @@ void rds_conn_info_walk(struct net *net,
 
 	rcu_read_lock();
 	list_for_each_entry_rcu(conn, &rds_conn_list, all_item) {
-		if (!net_eq(conn->net, net))
+		/* Path 0 of each pair, as the distribution shows it. */
+		if (!net_eq(conn->net, net) || conn->path)
 			continue;
 		memset(&ci, 0, sizeof(ci));
 		spin_lock_bh(&conn->lock);

@@ -31,6 +31,14 @@ void rds_conn_connect_work(struct work_struct *work);
 void rds_conn_watchdog_work(struct work_struct *work);
 void rds_conn_shutdown_work(struct work_struct *work);
 
+/* conn_recv.c */
+void rds_conn_mp_work(struct work_struct *work);
+
+/* connection.c */
+bool rds_conn_mp_reserve(struct rds_conn *base);
+void rds_conn_mp_each(struct rds_conn *conn,
+		      void (*fn)(struct rds_conn *p, void *arg), void *arg);
+
 /*
  * Pongs a connection holds at most, queued or waiting for their ACK
  * (rds_conn_enqueue_pong()): a pong is a bare struct rds_msg, so 64 of
@@ -51,7 +59,8 @@ void rds_conn_shutdown_work(struct work_struct *work);
 bool rds_conn_msg_orphan(const struct rds_msg *m);
 void rds_conn_msgs_done(struct list_head *list);
 void rds_conn_enqueue(struct rds_conn *conn, struct rds_msg *m);
-bool rds_conn_enqueue_pong(struct rds_conn *conn, struct rds_msg *m);
+bool rds_conn_enqueue_pong(struct rds_conn *conn, struct rds_msg *m,
+			   bool always);
 void rds_conn_pongs_take(struct rds_conn *conn, struct list_head *list);
 void rds_conn_send_work(struct work_struct *work);
 void rds_conn_ack_probe_work(struct work_struct *work);

@@ -90,6 +90,9 @@ void rds_conn_enqueue(struct rds_conn *conn, struct rds_msg *m)
  * rds_conn_enqueue_pong() - queue a pong, unless enough wait already
  * @conn: the connection
  * @m: the pong; on success the connection takes over the reference
+ * @always: beyond the bound too: the answer to a multipath probe, which
+ *	the peer never asks again (conn_recv.c); at most one per probe
+ *	handled
  *
  * At most RDS_CONN_PONGS_MAX pongs wait on a connection, to be sent or
  * acknowledged: they are charged to nobody, and a peer that pings
@@ -99,10 +102,11 @@ void rds_conn_enqueue(struct rds_conn *conn, struct rds_msg *m)
  * Context: any.
  * Return: true if queued; false if not, and @m is still the caller's.
  */
-bool rds_conn_enqueue_pong(struct rds_conn *conn, struct rds_msg *m)
+bool rds_conn_enqueue_pong(struct rds_conn *conn, struct rds_msg *m,
+			   bool always)
 {
 	spin_lock_bh(&conn->lock);
-	if (conn->pongs >= RDS_CONN_PONGS_MAX) {
+	if (conn->pongs >= RDS_CONN_PONGS_MAX && !always) {
 		spin_unlock_bh(&conn->lock);
 		return false;
 	}
@@ -138,6 +142,36 @@ void rds_conn_pongs_take(struct rds_conn *conn, struct list_head *list)
 	conn->pongs = 0;
 }
 
+/**
+ * rds_conn_holds_sock() - whether a message of a socket is on a connection
+ * @conn: the connection
+ * @rs: the socket
+ *
+ * Queued or waiting for its acknowledgment.  It walks both queues: for
+ * the multipath send path's rare decisions only (send.c).
+ *
+ * Context: any; takes @conn's lock.
+ */
+bool rds_conn_holds_sock(struct rds_conn *conn, const struct rds_sock *rs)
+{
+	struct rds_msg *m;
+	bool held = false;
+
+	spin_lock_bh(&conn->lock);
+	list_for_each_entry(m, &conn->retrans, conn_item)
+		if (m->rs == rs)
+			goto found;
+	list_for_each_entry(m, &conn->send_queue, conn_item)
+		if (m->rs == rs)
+			goto found;
+	goto out;
+found:
+	held = true;
+out:
+	spin_unlock_bh(&conn->lock);
+	return held;
+}
+
 /*
  * A socket queued a message on @conn, or @conn received one: it is not
  * idle (connection.h), and a probe sent for its idleness no longer
@@ -153,10 +187,13 @@ void rds_conn_mark_used(struct rds_conn *conn)
 		clear_bit(RDS_CONN_IDLE_PROBED, &conn->flags);
 }
 
-/* An ACK probe: from port 0 to port 0, of no socket (wire 5.3). */
+/*
+ * A probe of ours, to port 0 of no socket: an ACK probe, from port 0
+ * (wire 5.3), or a multipath probe, from port 1 (conn_recv.c).
+ */
 bool rds_conn_msg_is_probe(const struct rds_msg *m)
 {
-	return !m->rs && !m->sport && !m->dport &&
+	return !m->rs && (!m->sport || m->sport == htons(1)) && !m->dport &&
 	       !(m->flags & RDS_FLAG_CONG_BITMAP);
 }
 
@@ -191,12 +228,34 @@ static struct rds_msg *rds_conn_cong_msg(struct rds_conn *conn)
 }
 
 /*
+ * @m goes to the transport: it waits on retrans for its ACK from now on.
+ * ACK_REQUIRED is set by the peer's budget rule (every
+ * max_unacked_packets + 1 messages or max_unacked_bytes).  A sender that
+ * goes idle is not acknowledged at once: the peer's answer usually
+ * carries the ACK, else the ACK probe asks for it
+ * (rds_conn_ack_probe_work()).  Takes the reference of xmit_msg.  Caller
+ * holds conn->lock, with @m at the tail of retrans.
+ */
+static __always_inline void
+rds_conn_xmit_take_locked(struct rds_conn *conn, struct rds_msg *m)
+{
+	lockdep_assert_held(&conn->lock);
+	m->xmit_jiffies = jiffies;
+	if (!conn->unacked_pkts || conn->unacked_bytes < m->len)
+		m->flags |= RDS_FLAG_ACK_REQUIRED;
+	if (m->flags & RDS_FLAG_ACK_REQUIRED) {
+		conn->unacked_pkts = rds_sysctl_max_unacked_packets();
+		conn->unacked_bytes = rds_sysctl_max_unacked_bytes();
+	} else {
+		conn->unacked_pkts--;
+		conn->unacked_bytes -= m->len;
+	}
+	rds_msg_get(m);
+}
+
+/*
  * Pick the next message: the congestion map if it changed, else the head
- * of send_queue, which moves to retrans.  ACK_REQUIRED is set by the
- * peer's budget rule (every max_unacked_packets + 1 messages or
- * max_unacked_bytes).  A sender that goes idle is not acknowledged at
- * once: the peer's answer usually carries the ACK, else the ACK probe
- * asks for it (rds_conn_ack_probe_work()).
+ * of send_queue, which moves to retrans.
  */
 static struct rds_msg *rds_conn_pick(struct rds_conn *conn)
 {
@@ -229,17 +288,7 @@ static struct rds_msg *rds_conn_pick(struct rds_conn *conn)
 				     conn_item);
 	if (m) {
 		list_move_tail(&m->conn_item, &conn->retrans);
-		m->xmit_jiffies = jiffies;
-		if (!conn->unacked_pkts || conn->unacked_bytes < m->len)
-			m->flags |= RDS_FLAG_ACK_REQUIRED;
-		if (m->flags & RDS_FLAG_ACK_REQUIRED) {
-			conn->unacked_pkts = rds_sysctl_max_unacked_packets();
-			conn->unacked_bytes = rds_sysctl_max_unacked_bytes();
-		} else {
-			conn->unacked_pkts--;
-			conn->unacked_bytes -= m->len;
-		}
-		rds_msg_get(m);
+		rds_conn_xmit_take_locked(conn, m);
 	}
 	spin_unlock_bh(&conn->lock);
 	if (m && (m->flags & RDS_FLAG_RETRANSMITTED)) {
@@ -247,6 +296,37 @@ static struct rds_msg *rds_conn_pick(struct rds_conn *conn)
 		rds_stat_inc(RDS_STAT_SEND_RETRANSMIT);
 	}
 	return m;
+}
+
+/*
+ * A new message when nothing waits before it: numbered and put straight
+ * on retrans as xmit_msg, where rds_conn_enqueue() and rds_conn_pick()
+ * would have put it after a pass through send_queue, under conn->lock
+ * once instead of twice.  Not while a message is being posted, one waits
+ * on send_queue (a retransmission, one queued by another sender) or a
+ * congestion update is due: those go first, and @m takes the queue
+ * behind them.  Caller holds work_mutex.
+ * Return: true if @m is xmit_msg now, false if nothing was done.
+ */
+static bool rds_conn_xmit_direct(struct rds_conn *conn, struct rds_msg *m)
+{
+	if (conn->xmit_msg || test_bit(RDS_CONN_CONG_PENDING, &conn->flags))
+		return false;
+	spin_lock_bh(&conn->lock);
+	if (!list_empty(&conn->send_queue)) {
+		spin_unlock_bh(&conn->lock);
+		return false;
+	}
+	m->seq = conn->next_tx_seq++;
+	list_add_tail(&m->conn_item, &conn->retrans);
+	trace_rds_conn_queue(conn, m->seq, m->len, m->flags);
+	rds_conn_xmit_take_locked(conn, m);
+	spin_unlock_bh(&conn->lock);
+	rds_stat_inc(RDS_STAT_SEND_QUEUED);
+	WRITE_ONCE(conn->xmit_msg, m);
+	conn->xmit_frag = 0;
+	trace_rds_conn_xmit(conn, m->seq, m->len, m->flags);
+	return true;
 }
 
 /* Push what is queued into the transport.  Caller holds work_mutex. */
@@ -514,6 +594,15 @@ EXPORT_SYMBOL_GPL(rds_zc_conn_kick);
 int rds_conn_queue(struct rds_conn *conn, struct rds_msg *m)
 {
 	rds_conn_mark_used(conn);
+	/* Most sends: the connection up, idle, and nobody posting. */
+	if (rds_conn_state(conn) == RDS_CONN_UP &&
+	    mutex_trylock(&conn->work_mutex)) {
+		if (!rds_conn_xmit_direct(conn, m))
+			rds_conn_enqueue(conn, m);
+		rds_conn_send_locked(conn);
+		mutex_unlock(&conn->work_mutex);
+		return 0;
+	}
 	rds_conn_enqueue(conn, m);
 	rds_conn_push(conn);
 	return 0;
@@ -532,8 +621,9 @@ void rds_conn_cong_changed(struct net *net, const struct in6_addr *laddr)
 
 	rcu_read_lock();
 	list_for_each_entry_rcu(conn, &rds_conn_list, all_item) {
+		/* A pair's map goes on its path 0 (wire 10.6 rule 11). */
 		if (!ipv6_addr_equal(&conn->laddr, laddr) ||
-		    !net_eq(conn->net, net))
+		    !net_eq(conn->net, net) || conn->path)
 			continue;
 		set_bit(RDS_CONN_CONG_PENDING, &conn->flags);
 		rds_zc_conn_kick(conn);

@@ -28,9 +28,33 @@ bool rds_conn_set_state(struct rds_conn *conn, int from, int to,
 	return true;
 }
 
-/* Something waits to be sent: connect, unless already on the way. */
+/*
+ * Whether a path > 0 of a multipath pair may connect now: only once path
+ * 0 is up and its handshake, in this incarnation, agreed on the paths and
+ * said that the peer names them by source port (connection.h).  Before,
+ * a restarted peer could take it for its path 0; rds_conn_mp_work()
+ * connects it after the handshake.
+ */
+static bool rds_conn_mp_ready(const struct rds_conn *conn)
+{
+	const struct rds_conn *base = conn->base;
+
+	return !conn->path ||
+	       (rds_conn_state(base) == RDS_CONN_UP &&
+		READ_ONCE(base->mp_peer_idx) &&
+		conn->path < READ_ONCE(base->npaths));
+}
+
+/*
+ * Something waits to be sent: connect, unless already on the way.  A
+ * path > 0 that the peer is the one to connect (accept_only), or that may
+ * not connect yet, has path 0 connect (or poke the peer) instead: the
+ * handshake on it makes the paths come (connection.h).
+ */
 void rds_conn_connect_if_down(struct rds_conn *conn)
 {
+	if (conn->path && (conn->accept_only || !rds_conn_mp_ready(conn)))
+		conn = conn->base;
 	if (rds_conn_state(conn) == RDS_CONN_DOWN &&
 	    !test_bit(RDS_CONN_DEAD, &conn->flags) &&
 	    !test_and_set_bit(RDS_CONN_RECONNECT_PENDING, &conn->flags))
@@ -70,6 +94,10 @@ void rds_conn_connect_work(struct work_struct *work)
 	int ret;
 
 	clear_bit(RDS_CONN_RECONNECT_PENDING, &conn->flags);
+	if (conn->path && (conn->accept_only || !rds_conn_mp_ready(conn))) {
+		rds_conn_connect_if_down(conn);	/* path 0 instead */
+		return;
+	}
 	mutex_lock(&conn->work_mutex);
 	if (!test_bit(RDS_CONN_DEAD, &conn->flags) &&
 	    rds_conn_set_state(conn, RDS_CONN_DOWN, RDS_CONN_CONNECTING,
@@ -170,6 +198,50 @@ void rds_conn_watchdog_work(struct work_struct *work)
 	queue_delayed_work(rds_conn_wq, &conn->watchdog_w, HZ);
 }
 
+/* Whether a connection has anything queued or waiting for an ACK. */
+static bool rds_conn_holds(struct rds_conn *conn)
+{
+	bool held;
+
+	spin_lock_bh(&conn->lock);
+	held = !list_empty(&conn->send_queue) || !list_empty(&conn->retrans);
+	spin_unlock_bh(&conn->lock);
+	return held;
+}
+
+static void rds_conn_mp_holds(struct rds_conn *p, void *arg)
+{
+	if (p->path && rds_conn_holds(p))
+		*(bool *)arg = true;
+}
+
+/*
+ * Whether a path of a multipath pair (connection.h) reconnects, or the
+ * higher address pokes for it, although nothing of its own waits:
+ *  - path 0, when another path of the pair holds messages: they go
+ *    once path 0 is up again and its handshake agreed on the paths;
+ *  - a path > 0 of the lower address, once path 0 is up and its
+ *    handshake in this incarnation said the peer names paths by source
+ *    port, whether or not anything waits: the peer's messages on it
+ *    wait for us to connect it (wire 10.6 rule 7).  Before that,
+ *    rds_conn_mp_work() connects it after the handshake.
+ * Context: process.
+ */
+static bool rds_conn_mp_wanted(struct rds_conn *conn)
+{
+	struct rds_conn *base = conn->base;
+	u8 npaths = READ_ONCE(base->npaths);
+	bool wanted = false;
+
+	if (!conn->trans->mp_capable || npaths <= 1 ||
+	    test_bit(RDS_CONN_DEAD, &conn->flags))
+		return false;
+	if (conn->path)
+		return !conn->accept_only && rds_conn_mp_ready(conn);
+	rds_conn_mp_each(conn, rds_conn_mp_holds, &wanted);
+	return wanted;
+}
+
 /*
  * shutdown_w: after a drop, tear the transport down, requeue or drop
  * what the peer may not have, and reconnect if anything waits.
@@ -202,7 +274,8 @@ void rds_conn_shutdown_work(struct work_struct *work)
 	 * ACK probe, sent or not: every retransmission asks for the ACK
 	 * anyway, and a probe alone would reconnect, forever, to a peer
 	 * that went away (the reaper frees a connection only once nothing
-	 * is queued).
+	 * is queued).  Nor a multipath probe: the next incarnation sends
+	 * its own, and one alone would poke a peer that only knocked.
 	 */
 	spin_lock_bh(&conn->lock);
 	rds_conn_pongs_take(conn, &dropped);
@@ -218,6 +291,8 @@ void rds_conn_shutdown_work(struct work_struct *work)
 			list_move_tail(&m->conn_item, &dropped);
 	list_splice_init(&conn->retrans, &conn->send_queue);
 	pending = !list_empty(&conn->send_queue);
+	if (!conn->path)	/* the next handshake says it again */
+		WRITE_ONCE(conn->mp_peer_idx, false);
 	spin_unlock_bh(&conn->lock);
 	list_for_each_entry(m, &dropped, conn_item) {
 		if (!m->op)
@@ -228,7 +303,7 @@ void rds_conn_shutdown_work(struct work_struct *work)
 
 	WRITE_ONCE(conn->down_since, jiffies);
 	rds_conn_set_state(conn, RDS_CONN_DISCONNECTING, RDS_CONN_DOWN, "down");
-	if (pending)
+	if (pending || rds_conn_mp_wanted(conn))
 		rds_conn_queue_reconnect(conn);
 out:
 	mutex_unlock(&conn->work_mutex);
@@ -386,6 +461,28 @@ void rds_zc_conn_connected(struct rds_conn *conn)
 }
 EXPORT_SYMBOL_GPL(rds_zc_conn_connected);
 
+/* Drop @conn alone.  Return: the state it left, or -1 if none. */
+static int rds_conn_drop_one(struct rds_conn *conn, const char *reason)
+{
+	int old = rds_conn_state(conn);
+
+	while (old == RDS_CONN_CONNECTING || old == RDS_CONN_UP) {
+		if (rds_conn_set_state(conn, old, RDS_CONN_ERROR, reason)) {
+			atomic_inc(&conn->drops);
+			rds_stat_inc(RDS_STAT_CONN_DROP);
+			queue_work(rds_conn_wq, &conn->shutdown_w);
+			return old;
+		}
+		old = rds_conn_state(conn);
+	}
+	return -1;
+}
+
+static void rds_conn_mp_drop(struct rds_conn *p, void *arg)
+{
+	rds_conn_drop_one(p, "another path of the pair went down");
+}
+
 /**
  * rds_zc_conn_drop() - the transport connection failed: tear it down
  * @conn: the connection
@@ -395,20 +492,20 @@ EXPORT_SYMBOL_GPL(rds_zc_conn_connected);
  * work tears the transport down, requeues unacknowledged messages and
  * reconnects if anything waits to be sent.
  *
+ * A path of a multipath pair (connection.h) that was up takes the
+ * pair's other paths down with it: a path that breaks may mean that the
+ * peer restarted, whose other paths are then stale too, and a new
+ * incarnation of path 0 must agree on the paths again before any other
+ * path is connected, or a restarted peer would take a path for path 0.
+ * One that was still connecting goes alone (the peer refused it before
+ * its handshake).
+ *
  * Context: any.
  */
 void rds_zc_conn_drop(struct rds_conn *conn, const char *reason)
 {
-	int old = rds_conn_state(conn);
-
-	while (old == RDS_CONN_CONNECTING || old == RDS_CONN_UP) {
-		if (rds_conn_set_state(conn, old, RDS_CONN_ERROR, reason)) {
-			atomic_inc(&conn->drops);
-			rds_stat_inc(RDS_STAT_CONN_DROP);
-			queue_work(rds_conn_wq, &conn->shutdown_w);
-			return;
-		}
-		old = rds_conn_state(conn);
-	}
+	if (rds_conn_drop_one(conn, reason) == RDS_CONN_UP &&
+	    conn->trans->mp_capable && READ_ONCE(conn->base->npaths) > 1)
+		rds_conn_mp_each(conn, rds_conn_mp_drop, NULL);
 }
 EXPORT_SYMBOL_GPL(rds_zc_conn_drop);

@@ -17,6 +17,13 @@
  * rds_conn_reap_mutex keeps the two apart, so that a transport is never
  * unregistered while the reaper still destroys one of its connections.
  *
+ * The paths of a multipath pair (connection.h) are connections of the
+ * table like any other, told apart by their path in the key; they are
+ * made only for a base that is still in the table (RDS_CONN_UNHASHED,
+ * set under rds_conn_lock when one leaves it, tells), and leave it with
+ * their base only, in the same pass of rds_conn_remove(), which destroys
+ * them first: a path's pointer to its base needs no reference.
+ *
  * Senders keep the connection they last used in a struct rds_conn_cache,
  * without a reference, so that a datagram to the same destination takes
  * no hash lookup.  rds_conn_gen validates such a pointer: it moves,
@@ -86,17 +93,19 @@ static struct hlist_head *rds_conn_bucket(const struct net *net,
  * One address pair has a connection per transport, as in the
  * distribution: IB and TCP sockets of the same two addresses do not
  * share one.  @trans NULL: whatever the transport (a socket's cache,
- * filled through the socket's transport).
+ * filled through the socket's transport).  @path < 0: whatever the path
+ * (the same cache: a socket stays on its path, send.c).
  */
 static bool rds_conn_match(const struct rds_conn *conn, const struct net *net,
 			   const struct in6_addr *laddr,
 			   const struct in6_addr *faddr, u8 tos, u32 dev_if,
-			   const struct rds_transport *trans)
+			   const struct rds_transport *trans, int path)
 {
 	return ipv6_addr_equal(&conn->faddr, faddr) &&
 	       ipv6_addr_equal(&conn->laddr, laddr) &&
 	       conn->tos == tos && conn->dev_if == dev_if &&
-	       net_eq(conn->net, net) && (!trans || conn->trans == trans);
+	       net_eq(conn->net, net) && (!trans || conn->trans == trans) &&
+	       (path < 0 || conn->path == path);
 }
 
 /* Caller holds rcu_read_lock() or rds_conn_lock. */
@@ -104,13 +113,15 @@ static struct rds_conn *rds_conn_find(const struct net *net,
 				      const struct in6_addr *laddr,
 				      const struct in6_addr *faddr, u8 tos,
 				      u32 dev_if,
-				      const struct rds_transport *trans)
+				      const struct rds_transport *trans,
+				      int path)
 {
 	struct rds_conn *conn;
 
 	hlist_for_each_entry_rcu(conn, rds_conn_bucket(net, laddr, faddr, tos),
 				 hash_node, lockdep_is_held(&rds_conn_lock)) {
-		if (rds_conn_match(conn, net, laddr, faddr, tos, dev_if, trans))
+		if (rds_conn_match(conn, net, laddr, faddr, tos, dev_if, trans,
+				   path))
 			return conn;
 	}
 	return NULL;
@@ -139,16 +150,18 @@ static struct rds_conn_peer *rds_conn_peer_find(const struct net *net,
 
 /*
  * Whether one more connection to @faddr would pass net.rds.conn_max and
- * conn_max_per_peer.  Under RCU it is a hint, taken before a connection
- * is allocated; under rds_conn_lock the answer.
+ * conn_max_per_peer, or @more: whether @more would.  Under RCU it is a
+ * hint, taken before a connection is allocated; under rds_conn_lock the
+ * answer.
  */
 static bool rds_conn_over_limit(const struct net *net,
-				const struct in6_addr *faddr)
+				const struct in6_addr *faddr, unsigned int more)
 {
 	const struct rds_conn_peer *peer = rds_conn_peer_find(net, faddr);
 
-	return READ_ONCE(rds_conn_total) >= rds_sysctl_conn_max() ||
-	       (peer && READ_ONCE(peer->conns) >= rds_sysctl_conn_max_per_peer());
+	return READ_ONCE(rds_conn_total) + more > rds_sysctl_conn_max() ||
+	       (peer && READ_ONCE(peer->conns) + more >
+			rds_sysctl_conn_max_per_peer());
 }
 
 /*
@@ -177,7 +190,7 @@ static bool rds_conn_charge(struct rds_conn *conn,
 	struct rds_conn_peer *peer;
 
 	lockdep_assert_held(&rds_conn_lock);
-	if (rds_conn_over_limit(conn->net, &conn->faddr))
+	if (rds_conn_over_limit(conn->net, &conn->faddr, 1))
 		return false;
 	peer = rds_conn_peer_find(conn->net, &conn->faddr);
 	if (!peer) {
@@ -214,16 +227,124 @@ static struct rds_conn *rds_conn_lookup(struct net *net,
 					const struct in6_addr *laddr,
 					const struct in6_addr *faddr, u8 tos,
 					u32 dev_if,
-					const struct rds_transport *trans)
+					const struct rds_transport *trans,
+					int path)
 {
 	struct rds_conn *conn;
 
 	rcu_read_lock();
-	conn = rds_conn_find(net, laddr, faddr, tos, dev_if, trans);
+	conn = rds_conn_find(net, laddr, faddr, tos, dev_if, trans, path);
 	if (conn && !refcount_inc_not_zero(&conn->users))
 		conn = NULL;	/* being reaped */
 	rcu_read_unlock();
 	return conn;
+}
+
+/*
+ * rds_zc_conn_get() of path @path of @base (NULL: path 0, the base).  A
+ * path > 0 is made for its base only (rds_conn_mp_reserve()), which the
+ * caller holds.
+ */
+static struct rds_conn *rds_conn_get(struct net *net,
+				     const struct in6_addr *laddr,
+				     const struct in6_addr *faddr, u8 tos,
+				     u32 dev_if,
+				     const struct rds_transport *trans,
+				     struct rds_conn *base, u8 path)
+{
+	struct rds_conn_peer *spare;
+	struct rds_conn *conn, *new;
+	bool over, gone = false;
+	int ret = -ENOMEM;
+
+	conn = rds_conn_lookup(net, laddr, faddr, tos, dev_if, trans, path);
+	if (conn)
+		return conn;	/* one being reaped is not found: a new one */
+	if (!trans->xmit)
+		return ERR_PTR(-ENETUNREACH);
+	/* Before a ring of megabytes is allocated to be freed again. */
+	rcu_read_lock();
+	over = rds_conn_over_limit(net, faddr, 1);
+	rcu_read_unlock();
+	if (over)
+		return rds_conn_refuse(laddr, faddr, tos);
+
+	spare = kzalloc(sizeof(*spare), GFP_KERNEL_ACCOUNT);
+	if (!spare)
+		return ERR_PTR(-ENOMEM);
+	new = kzalloc(sizeof(*new), GFP_KERNEL);
+	if (!new) {
+		kfree(spare);
+		return ERR_PTR(-ENOMEM);
+	}
+	new->net = net;
+	new->laddr = *laddr;
+	new->faddr = *faddr;
+	new->tos = tos;
+	new->dev_if = dev_if;
+	new->local_peer = rds_addr_is_local(net, faddr, dev_if);
+	new->trans = trans;
+	new->path = path;
+	new->base = base ?: new;
+	refcount_set(&new->users, 2);	/* the table's and the caller's */
+	new->down_since = jiffies;
+	new->last_used = jiffies;
+	atomic_set(&new->state, RDS_CONN_DOWN);
+	spin_lock_init(&new->lock);
+	INIT_LIST_HEAD(&new->send_queue);
+	INIT_LIST_HEAD(&new->retrans);
+	new->next_tx_seq = 1;
+	new->unacked_pkts = rds_sysctl_max_unacked_packets();
+	new->unacked_bytes = rds_sysctl_max_unacked_bytes();
+	mutex_init(&new->work_mutex);
+	INIT_DELAYED_WORK(&new->connect_w, rds_conn_connect_work);
+	INIT_DELAYED_WORK(&new->watchdog_w, rds_conn_watchdog_work);
+	INIT_DELAYED_WORK(&new->ack_probe_w, rds_conn_ack_probe_work);
+	INIT_WORK(&new->send_w, rds_conn_send_work);
+	INIT_WORK(&new->shutdown_w, rds_conn_shutdown_work);
+	INIT_WORK(&new->mp_w, rds_conn_mp_work);
+
+	new->lmap = rds_cong_map_get(net, laddr);
+	new->fmap = rds_cong_map_get(net, faddr);
+	if (!new->lmap || !new->fmap)
+		goto out_maps;
+	ret = trans->conn_alloc(new, GFP_KERNEL);
+	if (ret)
+		goto out_maps;
+
+	spin_lock_bh(&rds_conn_lock);
+	conn = rds_conn_find(net, laddr, faddr, tos, dev_if, trans, path);
+	if (conn) {
+		refcount_inc(&conn->users);	/* hashed: at least 1 */
+	} else if (base && test_bit(RDS_CONN_UNHASHED, &base->flags)) {
+		gone = true;	/* a path never outlives its base */
+	} else if (rds_conn_charge(new, &spare)) {
+		hlist_add_head_rcu(&new->hash_node,
+				   rds_conn_bucket(net, laddr, faddr, tos));
+		list_add_tail_rcu(&new->all_item, &rds_conn_list);
+		conn = new;
+		new = NULL;
+	}
+	spin_unlock_bh(&rds_conn_lock);
+	kfree(spare);	/* NULL if it became the peer's entry */
+	spare = NULL;
+	if (!new) {
+		rds_stat_inc(RDS_STAT_CONN_CREATED);
+		trace_rds_conn_state(conn, laddr, faddr, tos, -1,
+				     RDS_CONN_DOWN, "created");
+		return conn;
+	}
+	trans->conn_free(new);
+	ret = gone ? -ENETRESET : 0;
+out_maps:
+	rds_cong_map_put(new->fmap);
+	rds_cong_map_put(new->lmap);
+	mutex_destroy(&new->work_mutex);
+	kfree(new);
+	kfree(spare);
+	if (ret)
+		return ERR_PTR(ret);
+	return conn ?: rds_conn_refuse(laddr, faddr, tos);
 }
 
 /**
@@ -248,96 +369,109 @@ struct rds_conn *rds_zc_conn_get(struct net *net, const struct in6_addr *laddr,
 				 const struct in6_addr *faddr, u8 tos,
 				 u32 dev_if, const struct rds_transport *trans)
 {
-	struct rds_conn_peer *spare;
-	struct rds_conn *conn, *new;
-	bool over;
-	int ret = -ENOMEM;
-
-	conn = rds_conn_lookup(net, laddr, faddr, tos, dev_if, trans);
-	if (conn)
-		return conn;	/* one being reaped is not found: a new one */
-	if (!trans->xmit)
-		return ERR_PTR(-ENETUNREACH);
-	/* Before a ring of megabytes is allocated to be freed again. */
-	rcu_read_lock();
-	over = rds_conn_over_limit(net, faddr);
-	rcu_read_unlock();
-	if (over)
-		return rds_conn_refuse(laddr, faddr, tos);
-
-	spare = kzalloc(sizeof(*spare), GFP_KERNEL_ACCOUNT);
-	if (!spare)
-		return ERR_PTR(-ENOMEM);
-	new = kzalloc(sizeof(*new), GFP_KERNEL);
-	if (!new) {
-		kfree(spare);
-		return ERR_PTR(-ENOMEM);
-	}
-	new->net = net;
-	new->laddr = *laddr;
-	new->faddr = *faddr;
-	new->tos = tos;
-	new->dev_if = dev_if;
-	new->local_peer = rds_addr_is_local(net, faddr, dev_if);
-	new->trans = trans;
-	refcount_set(&new->users, 2);	/* the table's and the caller's */
-	new->down_since = jiffies;
-	new->last_used = jiffies;
-	atomic_set(&new->state, RDS_CONN_DOWN);
-	spin_lock_init(&new->lock);
-	INIT_LIST_HEAD(&new->send_queue);
-	INIT_LIST_HEAD(&new->retrans);
-	new->next_tx_seq = 1;
-	new->unacked_pkts = rds_sysctl_max_unacked_packets();
-	new->unacked_bytes = rds_sysctl_max_unacked_bytes();
-	mutex_init(&new->work_mutex);
-	INIT_DELAYED_WORK(&new->connect_w, rds_conn_connect_work);
-	INIT_DELAYED_WORK(&new->watchdog_w, rds_conn_watchdog_work);
-	INIT_DELAYED_WORK(&new->ack_probe_w, rds_conn_ack_probe_work);
-	INIT_WORK(&new->send_w, rds_conn_send_work);
-	INIT_WORK(&new->shutdown_w, rds_conn_shutdown_work);
-
-	new->lmap = rds_cong_map_get(net, laddr);
-	new->fmap = rds_cong_map_get(net, faddr);
-	if (!new->lmap || !new->fmap)
-		goto out_maps;
-	ret = trans->conn_alloc(new, GFP_KERNEL);
-	if (ret)
-		goto out_maps;
-
-	spin_lock_bh(&rds_conn_lock);
-	conn = rds_conn_find(net, laddr, faddr, tos, dev_if, trans);
-	if (conn) {
-		refcount_inc(&conn->users);	/* hashed: at least 1 */
-	} else if (rds_conn_charge(new, &spare)) {
-		hlist_add_head_rcu(&new->hash_node,
-				   rds_conn_bucket(net, laddr, faddr, tos));
-		list_add_tail_rcu(&new->all_item, &rds_conn_list);
-		conn = new;
-		new = NULL;
-	}
-	spin_unlock_bh(&rds_conn_lock);
-	kfree(spare);	/* NULL if it became the peer's entry */
-	spare = NULL;
-	if (!new) {
-		rds_stat_inc(RDS_STAT_CONN_CREATED);
-		trace_rds_conn_state(conn, laddr, faddr, tos, -1,
-				     RDS_CONN_DOWN, "created");
-		return conn;
-	}
-	trans->conn_free(new);
-	ret = 0;
-out_maps:
-	rds_cong_map_put(new->fmap);
-	rds_cong_map_put(new->lmap);
-	mutex_destroy(&new->work_mutex);
-	kfree(new);
-	kfree(spare);
-	if (ret)
-		return ERR_PTR(ret);
-	return conn ?: rds_conn_refuse(laddr, faddr, tos);
+	return rds_conn_get(net, laddr, faddr, tos, dev_if, trans, NULL, 0);
 }
 EXPORT_SYMBOL_GPL(rds_zc_conn_get);
+
+/**
+ * rds_zc_conn_lookup_path() - a path of an address pair, if it exists
+ * @base: path 0 of the pair, held by the caller
+ * @path: the path wanted, below RDS_CONN_PATHS
+ *
+ * Paths beyond 0 are made by the multipath handshake only
+ * (rds_conn_mp_reserve()), never by a lookup.
+ *
+ * Context: any.
+ * Return: the connection with a reference, as rds_zc_conn_get() gives
+ * it (@base itself, referenced again, for 0), or NULL.
+ */
+struct rds_conn *rds_zc_conn_lookup_path(struct rds_conn *base, u8 path)
+{
+	return rds_conn_lookup(base->net, &base->laddr, &base->faddr,
+			       base->tos, base->dev_if, base->trans, path);
+}
+EXPORT_SYMBOL_GPL(rds_zc_conn_lookup_path);
+
+/**
+ * rds_conn_mp_each() - act on the other paths of a multipath pair
+ * @conn: a path of the pair, held by the caller (or its own work)
+ * @fn: called for each other path in the table, path 0 included; must
+ *	not sleep
+ * @arg: passed to @fn
+ *
+ * Under rcu_read_lock(), without references: a path found in the table
+ * is destroyed only after a grace period, and its destruction then
+ * cancels whatever work @fn queued on it (rds_conn_destroy()).  A
+ * reference would not do that: the namespace's and the transport's
+ * teardown destroy connections whoever holds them.
+ *
+ * Context: any.
+ */
+void rds_conn_mp_each(struct rds_conn *conn,
+		      void (*fn)(struct rds_conn *p, void *arg), void *arg)
+{
+	struct rds_conn *p;
+	u8 path;
+
+	rcu_read_lock();
+	for (path = 0; path < RDS_CONN_PATHS; path++) {
+		if (path == conn->path)
+			continue;
+		p = rds_conn_find(conn->net, &conn->laddr, &conn->faddr,
+				  conn->tos, conn->dev_if, conn->trans, path);
+		if (p)
+			fn(p, arg);
+	}
+	rcu_read_unlock();
+}
+
+/**
+ * rds_conn_mp_reserve() - make paths 1 ... RDS_CONN_PATHS - 1 of a pair
+ * @base: path 0, held by the caller
+ *
+ * All of them or none that counts: the peer may queue messages on any
+ * path once both agreed on RDS_CONN_PATHS, so that many are advertised
+ * only when every one exists within net.rds.conn_max and
+ * conn_max_per_peer (wire 10.6).  Paths already made are kept; one
+ * that cannot be made leaves those made so far to the reaper, which
+ * frees them with @base.
+ *
+ * Context: process context, may sleep.
+ * Return: true if every path exists.
+ */
+bool rds_conn_mp_reserve(struct rds_conn *base)
+{
+	unsigned int missing = 0;
+	struct rds_conn *conn;
+	bool over;
+	u8 path;
+
+	for (path = 1; path < RDS_CONN_PATHS; path++) {
+		conn = rds_zc_conn_lookup_path(base, path);
+		if (conn)
+			rds_zc_conn_put(conn);
+		else
+			missing++;
+	}
+	if (!missing)
+		return true;
+	rcu_read_lock();
+	over = rds_conn_over_limit(base->net, &base->faddr, missing);
+	rcu_read_unlock();
+	if (over) {
+		rds_conn_refuse(&base->laddr, &base->faddr, base->tos);
+		return false;
+	}
+	for (path = 1; path < RDS_CONN_PATHS; path++) {
+		conn = rds_conn_get(base->net, &base->laddr, &base->faddr,
+				    base->tos, base->dev_if, base->trans, base,
+				    path);
+		if (IS_ERR(conn))
+			return false;
+		rds_zc_conn_put(conn);
+	}
+	return true;
+}
 
 /**
  * rds_zc_conn_lookup() - find the connection for an address pair
@@ -359,7 +493,7 @@ struct rds_conn *rds_zc_conn_lookup(struct net *net,
 				    const struct in6_addr *faddr, u8 tos,
 				    u32 dev_if)
 {
-	return rds_conn_lookup(net, laddr, faddr, tos, dev_if, NULL);
+	return rds_conn_lookup(net, laddr, faddr, tos, dev_if, NULL, 0);
 }
 EXPORT_SYMBOL_GPL(rds_zc_conn_lookup);
 
@@ -415,7 +549,7 @@ struct rds_conn *rds_conn_cache_get(const struct rds_conn_cache *cache,
 		return NULL;
 	rcu_read_lock();
 	if (cache->gen != rds_conn_generation() ||
-	    !rds_conn_match(conn, net, laddr, faddr, tos, dev_if, NULL) ||
+	    !rds_conn_match(conn, net, laddr, faddr, tos, dev_if, NULL, -1) ||
 	    !refcount_inc_not_zero(&conn->users))
 		conn = NULL;
 	rcu_read_unlock();
@@ -442,6 +576,7 @@ static void rds_conn_cancel_works(struct rds_conn *conn)
 	cancel_delayed_work_sync(&conn->ack_probe_w);
 	cancel_work_sync(&conn->shutdown_w);
 	cancel_work_sync(&conn->send_w);
+	cancel_work_sync(&conn->mp_w);
 }
 
 /*
@@ -513,6 +648,7 @@ static unsigned int rds_conn_remove(bool (*pick)(struct rds_conn *conn,
 		if (!pick(conn, arg))
 			continue;
 		hlist_del_rcu(&conn->hash_node);
+		set_bit(RDS_CONN_UNHASHED, &conn->flags);
 		list_add_tail(&conn->dead_item, &dead);
 		rds_conn_uncharge(conn);
 	}
@@ -527,7 +663,8 @@ static unsigned int rds_conn_remove(bool (*pick)(struct rds_conn *conn,
 	if (list_empty(&dead))
 		return 0;
 	synchronize_rcu();
-	list_for_each_entry_safe(conn, tmp, &dead, dead_item) {
+	/* A pair's paths before their base, which comes first on the list. */
+	list_for_each_entry_safe_reverse(conn, tmp, &dead, dead_item) {
 		rds_conn_destroy(conn);
 		n++;
 	}
@@ -661,9 +798,9 @@ static bool rds_conn_idle(struct rds_conn *conn, unsigned long idle)
  * the message unacknowledged, for the peer to send again: a message is
  * never delivered on a connection that is then freed without its ACK.
  */
-static bool rds_conn_reapable(struct rds_conn *conn, const void *arg)
+static bool rds_conn_reap_one(struct rds_conn *conn,
+			      const struct rds_conn_reap_args *a, bool *idlep)
 {
-	const struct rds_conn_reap_args *a = arg;
 	bool down_unused = a->down && rds_conn_state(conn) == RDS_CONN_DOWN &&
 			   !READ_ONCE(conn->next_rx_seq) &&
 			   !READ_ONCE(conn->xmit_msg) &&
@@ -687,9 +824,54 @@ static bool rds_conn_reapable(struct rds_conn *conn, const void *arg)
 		clear_bit(RDS_CONN_REAPING, &conn->flags);
 		return false;
 	}
-	if (idle)
-		(*a->idle_n)++;
+	*idlep = idle;
 	return true;
+}
+
+/* Give back what rds_conn_reap_one() took.  Caller holds rds_conn_lock. */
+static void rds_conn_reap_undo(struct rds_conn *conn)
+{
+	refcount_set(&conn->users, 1);
+	clear_bit(RDS_CONN_REAPING, &conn->flags);
+}
+
+/*
+ * The paths of a pair go with their base, all or none (connection.h):
+ * the base is taken only if each of its paths may be, and a path only
+ * with its base, which comes before it on the list.  Caller holds
+ * rds_conn_lock.
+ */
+static bool rds_conn_reapable(struct rds_conn *conn, const void *arg)
+{
+	const struct rds_conn_reap_args *a = arg;
+	struct rds_conn *taken[RDS_CONN_PATHS];
+	unsigned int n = 0, idle_n = 0;
+	struct rds_conn *p;
+	bool idle;
+	u8 path;
+
+	lockdep_assert_held(&rds_conn_lock);
+	if (conn->path)
+		return test_bit(RDS_CONN_REAPING, &conn->base->flags);
+	for (path = 1; conn->trans->mp_capable && path < RDS_CONN_PATHS;
+	     path++) {
+		p = rds_conn_find(conn->net, &conn->laddr, &conn->faddr,
+				  conn->tos, conn->dev_if, conn->trans, path);
+		if (!p)
+			continue;
+		if (!rds_conn_reap_one(p, a, &idle))
+			goto undo;
+		taken[n++] = p;
+		idle_n += idle;
+	}
+	if (!rds_conn_reap_one(conn, a, &idle))
+		goto undo;
+	*a->idle_n += idle_n + idle;
+	return true;
+undo:
+	while (n)
+		rds_conn_reap_undo(taken[--n]);
+	return false;
 }
 
 /*

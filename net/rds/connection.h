@@ -61,6 +61,25 @@
  *    transport callbacks and RCU walkers need no reference: the
  *    connection is destroyed as at unload (rds_conn_destroy()).
  *  - the table's lock nests outside lock.
+ *
+ * Paths (multipath, wire 10.6): a transport that declares mp_capable
+ * (TCP) may carry the traffic of one address pair on RDS_CONN_PATHS
+ * connections, each a full struct rds_conn with its own sequence
+ * numbers, queues and back-off, told apart by path (0 ...
+ * RDS_CONN_PATHS - 1) in the table's key.  rds_zc_conn_get() is path 0,
+ * the base; paths 1 ... are made only when the handshake on the base
+ * agrees on more than one (rds_conn_mp_reserve()), and leave the table
+ * with their base, never alone: a path's base pointer needs no
+ * reference.  What the pair agreed on lives in the base, under its
+ * lock: npaths (0: not known yet, 1 or RDS_CONN_PATHS), whether the peer
+ * names a connection's path in its source port (mp_peer_idx: in the
+ * handshake of path 0's incarnation; mp_peer_named: ever), and the
+ * handshake frames received and not yet handled (mp_*), which mp_w,
+ * in process context, acts on.  Readers elsewhere use READ_ONCE().
+ * A path > 0 connects only while path 0 is up and its handshake in this
+ * incarnation agreed on the paths; a path that was up and drops takes
+ * the pair's other paths down with it, so that a restarted peer finds
+ * path 0 first (conn_state.c).
  */
 #ifndef _RDS_ZC_CONNECTION_H
 #define _RDS_ZC_CONNECTION_H
@@ -85,6 +104,9 @@ struct rds6_info_connection;
 struct rds6_info_rdma_connection;
 struct rds6_info_tcp_socket;
 struct rds6_info_message;
+
+/* Paths of an address pair at most (the distribution's RDS_MPATH_WORKERS). */
+#define RDS_CONN_PATHS		8
 
 /* Header flags, as on the wire (rds_zc-wire.rst section 4.3). */
 #define RDS_FLAG_CONG_BITMAP	0x01
@@ -111,6 +133,7 @@ enum {
 	RDS_CONN_RACE_YIELD_NEXT,	/* the peer does not yield: we do */
 	RDS_CONN_IDLE_PROBED,	/* idle: our ACK probe went out (reaper) */
 	RDS_CONN_REAPING,	/* the reaper is taking it: take nothing in */
+	RDS_CONN_UNHASHED,	/* out of the table (rds_conn_lock) */
 };
 
 /*
@@ -143,6 +166,14 @@ struct rds_conn {
 	bool		local_peer;	/* faddr is an address of this host */
 	const struct rds_transport *trans;
 	void		*tp;		/* the transport's private state */
+	u8		path;		/* 0: the base (see the top) */
+	/*
+	 * Set by the transport's @conn_alloc: the connection never
+	 * connects by itself, it waits for the peer to (a TCP path > 0
+	 * of the higher address, wire 10.6 rule 7).
+	 */
+	bool		accept_only;
+	struct rds_conn	*base;		/* path 0 of its pair; itself for 0 */
 
 	/* The rest belongs to the core. */
 	struct hlist_node hash_node;	/* in the connection hash */
@@ -188,6 +219,18 @@ struct rds_conn {
 	struct rds_cong_map *lmap;	/* map of laddr, referenced */
 	struct rds_cong_map *fmap;	/* map of faddr, referenced */
 
+	/* The base's multipath state: see the top; under lock. */
+	u8		npaths;		/* 0: not known, 1 or RDS_CONN_PATHS */
+	bool		mp_peer_idx;	/* the peer sent SPORT_IDX, this time */
+	bool		mp_peer_named;	/* it ever did: sticks */
+	bool		mp_probe_rx;	/* a probe to answer */
+	bool		mp_probe_idx;	/* it carried SPORT_IDX */
+	bool		mp_pong_rx;	/* a pong to our probe to act on */
+	u16		mp_rx_npaths;	/* NPATHS of the frame (0: none) */
+	bool		mp_rx_idx;	/* SPORT_IDX in the frame */
+	u8		mp_adv;		/* NPATHS of our last probe */
+	struct work_struct mp_w;	/* acts on them (conn_recv.c) */
+
 	/* Counters, for RDS_INFO and tracing; updated without locks. */
 	atomic64_t	tx_msgs;
 	atomic64_t	rx_msgs;
@@ -205,6 +248,9 @@ struct rds_conn *rds_zc_conn_get(struct net *net, const struct in6_addr *laddr,
 				 const struct in6_addr *faddr, u8 tos,
 				 u32 dev_if, const struct rds_transport *trans);
 void rds_zc_conn_put(struct rds_conn *conn);
+struct rds_conn *rds_zc_conn_lookup_path(struct rds_conn *base, u8 path);
+void rds_zc_conn_mp_probe(struct rds_conn *conn);
+bool rds_conn_holds_sock(struct rds_conn *conn, const struct rds_sock *rs);
 struct rds_conn *rds_zc_conn_lookup(struct net *net,
 				    const struct in6_addr *laddr,
 				    const struct in6_addr *faddr, u8 tos,

@@ -5,13 +5,15 @@
  * Payload lives in order-0 pages so that a transport can DMA-map it as a
  * scatter list without copying.  Pages are charged to the allocating
  * task's memory cgroup.  A small received payload is copied into an
- * inline message instead (RDS_MSG_INLINE_MAX).
+ * inline message instead (RDS_MSG_INLINE_MAX), and a large one a stream
+ * transport received may stay in its socket buffers.
  */
 #include <linux/gfp.h>
 #include <linux/highmem.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/overflow.h>
+#include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
 
@@ -138,6 +140,73 @@ struct rds_msg *rds_msg_alloc_inline(size_t len, gfp_t gfp)
 }
 EXPORT_SYMBOL_GPL(rds_msg_alloc_inline);
 
+/* A received message with room for its incoming (rds_msg_alloc_rx()). */
+static struct rds_msg *rds_msg_rx_new(size_t len, unsigned int nr, bool inl,
+				      gfp_t gfp)
+{
+	size_t head = struct_size_t(struct rds_msg, pages, nr);
+	struct rds_msg *m;
+
+	if (WARN_ON_ONCE(len > RDS_MAX_MSG_SIZE))
+		return NULL;
+	/* Both parts are 8-byte aligned: the incoming follows the header. */
+	BUILD_BUG_ON(sizeof(struct rds_msg) % __alignof__(struct rds_incoming));
+	m = kzalloc(head + sizeof(struct rds_incoming) + (inl ? len : 0),
+		    gfp | __GFP_NOWARN);
+	if (!m)
+		return NULL;
+	refcount_set(&m->refs, 1);
+	INIT_LIST_HEAD(&m->conn_item);
+	m->len = len;
+	m->rx_inc = (struct rds_incoming *)((char *)m + head);
+	if (inl)
+		m->data = m->rx_inc + 1;
+	return m;
+}
+
+/**
+ * rds_msg_alloc_rx() - allocate a message a transport received
+ * @len: payload length, at most RDS_MAX_MSG_SIZE
+ * @gfp: allocation flags
+ *
+ * As rds_msg_alloc_inline() for @len up to RDS_MSG_INLINE_MAX, the
+ * payload to be copied to @data, else as rds_msg_alloc_empty(), the
+ * receiver's pages to be stored; and with room for the incoming that
+ * will deliver it (@rx_inc, between the page pointers and the inline
+ * payload), so that rds_inc_alloc() allocates nothing.  The incoming
+ * holds a reference on the message: the room outlives it.
+ *
+ * Return: a message with one reference, or NULL.
+ */
+struct rds_msg *rds_msg_alloc_rx(size_t len, gfp_t gfp)
+{
+	bool inl = len <= RDS_MSG_INLINE_MAX;
+
+	return rds_msg_rx_new(len, inl ? 0 : DIV_ROUND_UP(len, PAGE_SIZE), inl,
+			      gfp);
+}
+EXPORT_SYMBOL_GPL(rds_msg_alloc_rx);
+
+/**
+ * rds_msg_alloc_rx_skbs() - a received message kept in socket buffers
+ * @len: payload length, above RDS_MSG_INLINE_MAX and at most
+ *	 RDS_MAX_MSG_SIZE
+ * @gfp: allocation flags
+ *
+ * As rds_msg_alloc_rx(), but the transport chains the socket buffers
+ * that hold the payload to @skbs, in order, each trimmed to its part,
+ * and adds what each is charged to @skbs_size; they are freed with the
+ * message.  A congestion map is never one of these (it is read as
+ * pages).
+ *
+ * Return: a message with one reference, or NULL.
+ */
+struct rds_msg *rds_msg_alloc_rx_skbs(size_t len, gfp_t gfp)
+{
+	return rds_msg_rx_new(len, 0, false, gfp);
+}
+EXPORT_SYMBOL_GPL(rds_msg_alloc_rx_skbs);
+
 /**
  * rds_msg_copy_inline() - an inline copy of a small message, for a receiver
  * @m: message of at most RDS_MSG_INLINE_MAX bytes, filled
@@ -210,10 +279,20 @@ int rds_msg_copy_from_iter(struct rds_msg *m, struct iov_iter *from)
 int rds_msg_copy_to_iter(const struct rds_msg *m, size_t len,
 			 struct iov_iter *to)
 {
+	const struct sk_buff *skb;
 	size_t done, n, off;
 
 	if (m->data)
 		return copy_to_iter(m->data, len, to) == len ? (int)len : -EFAULT;
+	if (m->skbs) {
+		for (skb = m->skbs, done = 0; done < len; skb = skb->next) {
+			n = min_t(size_t, len - done, skb->len);
+			if (skb_copy_datagram_iter(skb, 0, to, n))
+				return -EFAULT;
+			done += n;
+		}
+		return len;
+	}
 	for (done = 0; done < len; done += n) {
 		struct page *page = rds_msg_page(m, done, &off);
 
@@ -225,41 +304,55 @@ int rds_msg_copy_to_iter(const struct rds_msg *m, size_t len,
 }
 
 /**
- * rds_msg_put() - drop a reference; the last one frees the message
- * @m: message, may be NULL
+ * rds_msg_free() - free a message whose last reference went
+ * @m: the message, no reference left (rds_msg_put())
  */
-void rds_msg_put(struct rds_msg *m)
+void rds_msg_free(struct rds_msg *m)
 {
+	struct sk_buff *skb;
 	unsigned int i;
 
-	if (!m || !refcount_dec_and_test(&m->refs))
-		return;
 	WARN_ON_ONCE(m->rs);	/* still charged to a socket */
 	if (m->release)
 		m->release(m);
 	for (i = 0; i < m->nr_pages && !m->user_pages; i++)
 		__free_page(m->pages[i]);
+	while (m->skbs) {
+		skb = m->skbs;
+		m->skbs = skb->next;
+		skb->next = NULL;
+		consume_skb(skb);
+	}
 	/* Nothing reads the payload any more: the sender may reuse it. */
 	if (m->zc)
 		m->zc->done(m->zc);
 	kfree(m);
 }
-EXPORT_SYMBOL_GPL(rds_msg_put);
+EXPORT_SYMBOL_GPL(rds_msg_free);
 
 /**
  * rds_inc_alloc() - wrap a message for queueing on one receiver
  * @m: message; the new incoming takes its own reference
  * @gfp: allocation flags
  *
+ * A received message's first incoming takes the room its allocation
+ * keeps for it (rds_msg_alloc_rx()); another one, as a retry's after a
+ * delivery held back, is allocated.  Not concurrently for one message.
+ *
  * Return: the incoming, addresses unset, or NULL.
  */
 struct rds_incoming *rds_inc_alloc(struct rds_msg *m, gfp_t gfp)
 {
-	struct rds_incoming *inc;
+	struct rds_incoming *inc = m->rx_inc;
 
-	inc = kzalloc(sizeof(*inc), gfp);
-	if (!inc)
-		return NULL;
+	if (inc) {
+		m->rx_inc = NULL;	/* zeroed by the message's kzalloc() */
+		inc->in_msg = true;
+	} else {
+		inc = kzalloc(sizeof(*inc), gfp);
+		if (!inc)
+			return NULL;
+	}
 	INIT_LIST_HEAD(&inc->item);
 	inc->msg = rds_msg_get(m);
 	return inc;
@@ -271,8 +364,12 @@ struct rds_incoming *rds_inc_alloc(struct rds_msg *m, gfp_t gfp)
  */
 void rds_inc_free(struct rds_incoming *inc)
 {
+	struct rds_msg *m;
+
 	if (!inc)
 		return;
-	rds_msg_put(inc->msg);
-	kfree(inc);
+	m = inc->msg;
+	if (!inc->in_msg)
+		kfree(inc);
+	rds_msg_put(m);		/* last: it may hold @inc */
 }

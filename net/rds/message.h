@@ -6,12 +6,17 @@
  * A struct rds_msg holds a datagram's payload in whole pages, or, for a
  * small one, in @data right after the struct (rds_msg_alloc_inline()),
  * so that neither a sender nor a receive queue of small messages holds
- * a page each.  It is immutable once filled and reference
- * counted: the sender's queue, a transport and each receiver of a local
- * delivery may share it.
+ * a page each; a large one a stream transport received may stay in the
+ * socket buffers it came in (@skbs, rds_msg_alloc_rx_skbs()), so that
+ * its bytes are copied once, to the reader.  It is immutable once
+ * filled and reference counted: the sender's queue, a transport and
+ * each receiver of a local delivery may share it.
  *
  * A struct rds_incoming is one message queued for one socket.  It owns a
  * reference on its rds_msg and carries the addresses the receiver sees.
+ * A message a transport received (rds_msg_alloc_rx()) has room for the
+ * incoming that delivers it in its own allocation: one allocation and
+ * one free per received message, not two.
  */
 #ifndef _RDS_ZC_MESSAGE_H
 #define _RDS_ZC_MESSAGE_H
@@ -39,7 +44,9 @@
 /* Bytes of extension header every message carries (wire section 4.5). */
 #define RDS_HDR_EXT_SPACE	16
 
+struct rds_incoming;
 struct rds_mr;
+struct sk_buff;
 struct rds_rdma_op;
 struct rds_sock;
 
@@ -87,6 +94,19 @@ struct rds_msg {
 	bool		user_pages;
 	unsigned int	pg_off;
 	void		*data;		/* inline payload, or NULL: pages */
+	/*
+	 * Or the payload in socket buffers (rds_msg_alloc_rx_skbs()): a
+	 * chain by ->next, each holding its part from its offset 0 to its
+	 * end, in order, freed with the message; @skbs_size is what they
+	 * are charged (rds_msg_truesize()).
+	 */
+	struct sk_buff	*skbs;
+	unsigned int	skbs_size;
+	/*
+	 * Room for the incoming of a received message, in this allocation
+	 * (rds_msg_alloc_rx()); rds_inc_alloc() takes it, once.
+	 */
+	struct rds_incoming *rx_inc;
 	unsigned int	nr_pages;	/* pages filled in */
 	struct page	*pages[];	/* DIV_ROUND_UP(pg_off + len, PAGE_SIZE) */
 };
@@ -145,12 +165,15 @@ struct rds_incoming {
 	ktime_t		rx_tstamp;	/* wall clock at queueing, if asked */
 	u64		rdma_cookie;	/* from an RDMA_DEST extension */
 	bool		has_rdma_cookie;
+	bool		in_msg;		/* @msg's rx_inc: freed with it */
 	size_t		charge;		/* its true size, for rcv_mem */
 };
 
 struct rds_msg *rds_msg_alloc(size_t len, gfp_t gfp);
 struct rds_msg *rds_msg_alloc_empty(size_t len, gfp_t gfp);
 struct rds_msg *rds_msg_alloc_inline(size_t len, gfp_t gfp);
+struct rds_msg *rds_msg_alloc_rx(size_t len, gfp_t gfp);
+struct rds_msg *rds_msg_alloc_rx_skbs(size_t len, gfp_t gfp);
 struct rds_msg *rds_msg_alloc_user(size_t len, unsigned int pg_off,
 				   struct page **pages, gfp_t gfp);
 struct rds_msg *rds_msg_copy_inline(const struct rds_msg *m, gfp_t gfp);
@@ -176,6 +199,8 @@ static inline size_t rds_msg_charge(size_t len)
  */
 static inline size_t rds_msg_truesize(const struct rds_msg *m)
 {
+	if (m->skbs)
+		return struct_size_t(struct rds_msg, pages, 0) + m->skbs_size;
 	if (m->data)
 		return struct_size_t(struct rds_msg, pages, 0) + m->len;
 	return struct_size_t(struct rds_msg, pages, m->nr_pages) +
@@ -185,7 +210,20 @@ static inline size_t rds_msg_truesize(const struct rds_msg *m)
 int rds_msg_copy_from_iter(struct rds_msg *m, struct iov_iter *from);
 int rds_msg_copy_to_iter(const struct rds_msg *m, size_t len,
 			 struct iov_iter *to);
-void rds_msg_put(struct rds_msg *m);
+void rds_msg_free(struct rds_msg *m);
+
+/**
+ * rds_msg_put() - drop a reference; the last one frees the message
+ * @m: message, may be NULL
+ *
+ * Inline: a message takes six of them on its way (queue, transmit, send
+ * completion, ACK, reader), and all but the last only count down.
+ */
+static inline void rds_msg_put(struct rds_msg *m)
+{
+	if (m && refcount_dec_and_test(&m->refs))
+		rds_msg_free(m);
+}
 
 static inline struct rds_msg *rds_msg_get(struct rds_msg *m)
 {

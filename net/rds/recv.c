@@ -486,11 +486,16 @@ int rds_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
 			return ret < 0 ? ret : -EAGAIN;
 		}
 
-		/* Not woken for notifications this reader cannot take. */
-		timeo = wait_event_interruptible_timeout(*sk_sleep(sk),
-							 rds_recv_ready(rs, cong,
-									rdma),
-							 timeo);
+		/*
+		 * Not woken for notifications this reader cannot take.  The
+		 * test above was the first: the wait goes straight to its
+		 * queue, and tests again there, without one more before.
+		 */
+		timeo = __wait_event_interruptible_timeout(*sk_sleep(sk),
+							   rds_recv_ready(rs,
+									  cong,
+									  rdma),
+							   timeo);
 		if (timeo < 0)
 			return sock_intr_errno(timeo_set);
 		if (!timeo)

@@ -289,6 +289,50 @@ static struct rds_conn *rds_send_conn(struct rds_sock *rs,
 }
 
 /*
+ * The path a socket's messages take to a pair that agreed on several
+ * (connection.h): its bound port modulo their number, so that sockets on
+ * consecutive ports spread over every path.  A socket leaves the path it
+ * is on only when none of its messages is queued there or waits there
+ * for an ACK: what it sent before then arrives before what it sends
+ * after, whichever the path.
+ *
+ * *@connp is the path it is on when it comes from the socket's cache.
+ * After a miss (the socket sent to another destination meanwhile, or
+ * connections anywhere left the table and moved the cache's generation)
+ * it is path 0, the base, which says nothing of where the socket's
+ * messages are: they may wait on its own path.  So leaving the base
+ * asks the base whether it holds any of them, and leaving a path > 0
+ * (only when npaths changed) waits until nothing of the socket is
+ * anywhere.  Staying on the base because the socket's charge is on
+ * another path would put its next message before them.  Paths are made
+ * by the handshake only; one not there (yet) leaves the socket where it
+ * is.
+ */
+static void rds_send_path(struct rds_sock *rs, struct rds_conn **connp,
+			  __be16 sport)
+{
+	struct rds_conn *conn = *connp, *p;
+	u8 n = READ_ONCE(conn->base->npaths);
+	u8 want = n > 1 ? ntohs(sport) % n : 0;
+	unsigned long gen;
+
+	if (conn->path == want)
+		return;
+	if (READ_ONCE(rs->snd_bytes) &&
+	    (conn->path || rds_conn_holds_sock(conn, rs)))
+		return;
+	gen = rds_conn_generation();
+	p = rds_zc_conn_lookup_path(conn->base, want);
+	if (!p)
+		return;
+	lock_sock(&rs->sk);
+	rds_conn_cache_set(&rs->conn_cache, p, gen);
+	release_sock(&rs->sk);
+	rds_zc_conn_put(conn);
+	*connp = p;
+}
+
+/*
  * Queue a message for another host on the connection to it: *@connp,
  * the socket's cached one with a reference, else looked up here and left
  * in *@connp; the caller gives the reference back.
@@ -311,6 +355,8 @@ static int rds_send_remote(struct rds_sock *rs, const struct rds_transport *tran
 			return PTR_ERR(conn);
 		*connp = conn;
 	}
+	if (trans->mp_capable)
+		rds_send_path(rs, connp, sport);
 	conn = *connp;
 
 	/* The connection holds the destination's map: no lookup. */

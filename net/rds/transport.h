@@ -57,6 +57,12 @@ struct rds_transport {
 	 * connection (the distribution's t_prefer_loopback: TCP).
 	 */
 	bool		prefer_local;
+	/*
+	 * Carries an address pair on up to RDS_CONN_PATHS connections
+	 * (connection.h, wire 10.6): the core then sends and reads the
+	 * multipath handshake (NPATHS, SPORT_IDX) on path 0.  Only TCP.
+	 */
+	bool		mp_capable;
 
 	/**
 	 * @laddr_check: can this transport carry traffic from @addr
