@@ -19,6 +19,7 @@
 #include <linux/tcp.h>
 #include <linux/workqueue.h>
 #include <net/net_namespace.h>
+#include <net/ipv6.h>
 #include <net/netns/generic.h>
 #include <net/sock.h>
 #include <net/tcp.h>
@@ -42,6 +43,9 @@ static int rds_tcp_conn_alloc(struct rds_conn *conn, gfp_t gfp)
 	if (!tc)
 		return -ENOMEM;
 	tc->conn = conn;
+	/* The higher address never connects a path > 0 (tcp.h). */
+	conn->accept_only = conn->path &&
+			    ipv6_addr_cmp(&conn->laddr, &conn->faddr) > 0;
 	mutex_init(&tc->sock_mutex);
 	spin_lock_init(&tc->ack_lock);
 	INIT_DELAYED_WORK(&tc->poke_w, rds_tcp_poke_work);
@@ -93,6 +97,7 @@ static struct rds_transport rds_tcp_transport = {
 	.type		= RDS_TRANS_TCP,
 	.owner		= THIS_MODULE,
 	.prefer_local	= true,
+	.mp_capable	= true,
 	.laddr_check	= rds_tcp_laddr_check,
 	.conn_alloc	= rds_tcp_conn_alloc,
 	.conn_free	= rds_tcp_conn_free,

@@ -23,6 +23,15 @@
  * comes while its own attempt is still going down.  What TCP
  * acknowledged there would be lost, as the ACK frees it here.
  *
+ * Multipath (connection.h, wire 10.6): between two nodes that name each
+ * path in their source port (SPORT_IDX), a pair of addresses has
+ * RDS_CONN_PATHS connections, each a struct rds_conn with its own
+ * struct rds_tcp_conn.  The lower address connects each from a source
+ * port whose low bits are its path, and reconnects every path > 0 after
+ * each drop; the higher one never connects nor pokes a path > 0
+ * (accept_only) and maps an accepted connection to its path by that
+ * port.  A peer without SPORT_IDX gets one path.
+ *
  * Locking, per connection (struct rds_tcp_conn):
  *  - sock_mutex protects sock, poke and the saved callbacks: connect,
  *    accept and shutdown install or remove the socket under it.  It
@@ -31,9 +40,10 @@
  *  - the socket's sk_callback_lock (read side in the callbacks) keeps
  *    sk_user_data valid while a callback runs; callbacks are removed
  *    under its write side, after which none runs for this socket.
- *  - the receive state (rx_*) belongs to rx_w, which reads the socket
- *    under lock_sock(); a work item never runs twice at once.  Shutdown
- *    reads what is left once more, after rx_w is cancelled.
+ *  - the receive state (rx_*) belongs to whoever holds the socket's
+ *    lock: data_ready (TCP holds it) or rx_w (lock_sock()).  Shutdown
+ *    reads what is left once more, after the callbacks are removed and
+ *    rx_w is cancelled.
  *    rx_deadline_w only reads rx_since, rx_hdr_got and rx_held
  *    (READ_ONCE).
  *  - ack_lock (bottom halves off) protects the ACK ring and the
@@ -55,6 +65,7 @@ struct net;
 struct rds_conn;
 struct rds_msg;
 struct rds_transport;
+struct sk_buff;
 struct sock;
 struct socket;
 
@@ -86,9 +97,13 @@ struct rds_tcp_hdr {
 /*
  * A message must arrive whole within this of its first byte, or the
  * connection is reset: a peer that stops inside a message, or sends it
- * a byte at a time, holds what it sent for no longer than this.
+ * a byte at a time, holds what it sent for no longer than this.  While
+ * TCP holds bytes past a hole (the link lost some that the peer sent,
+ * which its TCP sends again after its backoff), up to RDS_TCP_RX_LOSS:
+ * 8 losses in a row of one segment, from TCP's 200 ms.
  */
 #define RDS_TCP_RX_DEADLINE	(10 * HZ)
+#define RDS_TCP_RX_LOSS		(60 * HZ)
 
 struct rds_tcp_ack_ent {
 	u64	seq;		/* RDS sequence number */
@@ -115,7 +130,7 @@ struct rds_tcp_conn {
 	unsigned long	poked_until;
 	struct delayed_work retry_w;
 
-	/* Receive state: rx_w's. */
+	/* Receive state: the socket lock holder's (above). */
 	struct work_struct rx_w;
 	struct delayed_work rx_resume_w;	/* a held message, again */
 	struct delayed_work rx_deadline_w;	/* RDS_TCP_RX_DEADLINE */
@@ -124,10 +139,32 @@ struct rds_tcp_conn {
 	u8		rx_hdr[RDS_TCP_HDR_SIZE];
 	unsigned int	rx_hdr_got;
 	struct rds_msg	*rx_msg;	/* being reassembled, or held */
+	struct sk_buff	**rx_tail;	/* where its next skb goes, if any */
+	struct sk_buff	*rx_own;	/* its last, if ours with room */
 	u32		rx_len;		/* its payload bytes */
 	u32		rx_got;		/* of them received so far */
 	bool		rx_held;	/* complete, refused: wait */
 	bool		rx_last;	/* rx_drain(): nothing may wait */
+	gfp_t		rx_gfp;		/* of this read's allocations */
+	/*
+	 * What the pair's other paths wait for (multipath, tcp_recv.c),
+	 * read by them without a lock.  rx_gen moves when the socket goes
+	 * (after its last read) and when another comes (sock_mutex);
+	 * rx_arrived is the socket's rcv_nxt when data came (data_ready),
+	 * valid once rx_seen is set (cleared for a socket that has not
+	 * connected yet, and when the socket goes: the sequence numbers of
+	 * another socket mean nothing); rx_consumed its copied_seq after a
+	 * read, valid once rx_pub is set.  Path 0 only.
+	 */
+	u32		rx_gen;
+	u32		rx_arrived;
+	u32		rx_consumed;
+	bool		rx_seen;
+	bool		rx_pub;
+	/* rx_msg (a path > 0) waits for path 0 to read up to rx_base_snap. */
+	bool		rx_base_wait;
+	u32		rx_base_gen;
+	u32		rx_base_snap;
 
 	/* Send state: xmit's (the core's work_mutex). */
 	struct rds_tcp_hdr tx_hdr;	/* of tx_cur */

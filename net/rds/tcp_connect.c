@@ -12,6 +12,7 @@
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/net.h>
+#include <linux/random.h>
 #include <linux/tcp.h>
 #include <net/ipv6.h>
 #include <net/sock.h>
@@ -90,8 +91,20 @@ void rds_tcp_set_callbacks(struct rds_tcp_conn *tc, struct socket *sock)
 	sk->sk_data_ready = rds_tcp_data_ready;
 	sk->sk_write_space = rds_tcp_write_space;
 	sk->sk_state_change = rds_tcp_state_change;
-	if (sk->sk_state == TCP_ESTABLISHED)
+	/*
+	 * What came before our data_ready (tcp_recv.c); a socket still
+	 * connecting has no rcv_nxt yet, and received nothing.
+	 */
+	WRITE_ONCE(tc->rx_seen, false);
+	if (sk->sk_state == TCP_ESTABLISHED) {
 		rds_tcp_set_ports(tc, sk);
+		WRITE_ONCE(tc->rx_arrived, READ_ONCE(tcp_sk(sk)->rcv_nxt));
+		smp_wmb();	/* rx_arrived, then rx_seen */
+		WRITE_ONCE(tc->rx_seen, true);
+	}
+	WRITE_ONCE(tc->rx_pub, false);
+	smp_wmb();	/* the above, then rx_gen (rds_tcp_rx_base_behind()) */
+	WRITE_ONCE(tc->rx_gen, tc->rx_gen + 1);
 	write_unlock_bh(&sk->sk_callback_lock);
 	queue_work(rds_tcp_wq, &tc->rx_w);
 }
@@ -134,6 +147,10 @@ void rds_tcp_release_sock(struct rds_tcp_conn *tc)
 		rds_tcp_rx_drain(tc);
 		rds_tcp_rx_reset(tc);
 		rds_tcp_ack_reset(tc);
+		/* Everything whole was read: other paths wait no more. */
+		WRITE_ONCE(tc->rx_seen, false);
+		smp_wmb();	/* the drain and rx_seen, then rx_gen */
+		WRITE_ONCE(tc->rx_gen, tc->rx_gen + 1);
 	}
 	WRITE_ONCE(tc->lport, 0);
 	WRITE_ONCE(tc->fport, 0);
@@ -168,6 +185,43 @@ static int rds_tcp_sockaddr(const struct in6_addr *addr, u32 scope,
 	}
 }
 
+/* How many source ports rds_tcp_bind() tries before it gives up. */
+#define RDS_TCP_BIND_TRIES	64
+
+/*
+ * Bind @sock to @conn's local address and a source port whose low bits
+ * are @conn's path (wire 10.6), tried from a random one of the
+ * namespace's ephemeral range; a poke binds any port.  Return: 0 or
+ * the last bind's errno.
+ */
+static int rds_tcp_bind(struct socket *sock, struct rds_conn *conn, bool poke)
+{
+	int low, high, first, slots, len, ret, i;
+	struct sockaddr_storage ss;
+	u32 start;
+
+	len = rds_tcp_sockaddr(&conn->laddr, conn->dev_if, 0, &ss);
+	if (poke)
+		return kernel_bind(sock, (struct sockaddr *)&ss, len);
+	inet_get_local_port_range(conn->net, &low, &high);
+	first = ALIGN(low, RDS_CONN_PATHS);
+	slots = (high - first + 1 - conn->path + RDS_CONN_PATHS - 1) /
+		RDS_CONN_PATHS;
+	if (slots <= 0)
+		return kernel_bind(sock, (struct sockaddr *)&ss, len);
+	start = get_random_u32() % slots;
+	for (i = 0; i < min(slots, RDS_TCP_BIND_TRIES); i++) {
+		__be16 port = htons(first + ((start + i) % slots) *
+				    RDS_CONN_PATHS + conn->path);
+
+		len = rds_tcp_sockaddr(&conn->laddr, conn->dev_if, port, &ss);
+		ret = kernel_bind(sock, (struct sockaddr *)&ss, len);
+		if (ret != -EADDRINUSE)
+			return ret;
+	}
+	return -EADDRINUSE;
+}
+
 /**
  * rds_tcp_conn_connect() - connect, or poke the peer to connect to us
  * @conn: a connection in CONNECTING
@@ -199,8 +253,7 @@ int rds_tcp_conn_connect(struct rds_conn *conn)
 	if (ret)
 		goto out;
 	rds_tcp_tune(sock);
-	len = rds_tcp_sockaddr(&conn->laddr, conn->dev_if, 0, &ss);
-	ret = kernel_bind(sock, (struct sockaddr *)&ss, len);
+	ret = rds_tcp_bind(sock, conn, poke);
 	if (ret) {
 		sock_release(sock);
 		goto out;

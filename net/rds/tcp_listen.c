@@ -175,10 +175,12 @@ static bool rds_tcp_take(struct rds_conn *conn, struct socket *sock)
 	rds_tcp_set_callbacks(tc, sock);
 	up = sock->sk->sk_state == TCP_ESTABLISHED;
 	mutex_unlock(&tc->sock_mutex);
-	if (up)
+	if (up) {
 		rds_zc_conn_connected(conn);
-	else
+		rds_zc_conn_mp_probe(conn);	/* path 0 only */
+	} else {
 		rds_zc_conn_drop(conn, "accepted socket closed");
+	}
 	return true;
 }
 
@@ -202,6 +204,38 @@ static bool rds_tcp_accept_conn(struct rds_conn *conn, struct socket *sock)
 	if (ret && ret != -EINPROGRESS && ret != -EBUSY)
 		return false;
 	return rds_tcp_take(conn, sock);
+}
+
+/*
+ * The path a connection from @base's peer is for (wire 10.6): the low
+ * bits of its source port once the peer said that it puts them there
+ * (SPORT_IDX, mp_peer_named); else path 0, as for the distribution's
+ * 6.1 and 6.12, which we answer with one path, and for a poke from a
+ * higher address.  A path > 0 is taken only while path 0 is up and its
+ * handshake in this incarnation agreed on it: never as path 0, even
+ * when path 0 is down (our reset of it may have been lost, and the peer
+ * still counts it up), or the two ends would count its messages on
+ * different paths.
+ * Return: that path, referenced (@base's reference given back), or NULL
+ * if there is no such path now.
+ */
+static struct rds_conn *rds_tcp_accept_path(struct rds_conn *base,
+					    struct socket *sock)
+{
+	u8 path = ntohs(inet_sk(sock->sk)->inet_dport) & (RDS_CONN_PATHS - 1);
+	struct rds_conn *conn;
+
+	/* From a higher address it is a poke, for path 0 (tcp.h). */
+	if (!READ_ONCE(base->mp_peer_named) || !path ||
+	    ipv6_addr_cmp(&base->laddr, &base->faddr) < 0)
+		return base;
+	conn = NULL;
+	if (READ_ONCE(base->mp_peer_idx) &&
+	    path < READ_ONCE(base->npaths) &&
+	    rds_conn_state(base) == RDS_CONN_UP)
+		conn = rds_zc_conn_lookup_path(base, path);
+	rds_zc_conn_put(base);
+	return conn;
 }
 
 /* Accept one connection.  Return: 0 if there was one, else an errno. */
@@ -229,6 +263,9 @@ static int rds_tcp_accept_one(struct rds_tcp_net *rtn)
 		goto reject;
 	conn = rds_zc_conn_get(rtn->net, &my, &peer, 0, dev_if, rtn->trans);
 	if (IS_ERR(conn))
+		goto reject;
+	conn = rds_tcp_accept_path(conn, sock);
+	if (!conn)
 		goto reject;
 	if (!rds_tcp_accept_conn(conn, sock)) {
 		rds_zc_conn_put(conn);
