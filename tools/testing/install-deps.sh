@@ -18,7 +18,8 @@ pkgs=(
 	linux-image-amd64 linux-image-6.12-amd64
 	# make check's DKMS test (tools/testing/dkms-check.sh) runs dkms.conf
 	dkms
-	# checkpatch.pl comes from Debian's kernel source package
+	# checkpatch.pl and the kernel's own RDS selftest
+	# (kernel_selftest.sh) come from Debian's kernel source package
 	linux-source-6.12
 	sparse
 	# make check renders the rds-rdma(7) manual page
@@ -26,6 +27,9 @@ pkgs=(
 	# the bench
 	qemu-system-x86 busybox-static cpio gzip xz-utils iproute2 procps
 	rdma-core ibverbs-utils
+	# the kernel's RDS selftest pings, captures its links and stops the
+	# captures with killall; its helpers import PyYAML (kernel_selftest.sh)
+	tcpdump psmisc python3-yaml iputils-ping
 	# rds_hostile forges rdma_cm connect requests
 	librdmacm-dev libibverbs-dev
 	# make bench: the raw-verbs ceiling (ib_write_bw, ib_read_bw,
@@ -67,4 +71,7 @@ if [ ! -x "$tools/checkpatch.pl" ]; then
 		"$dir/scripts/const_structs.checkpatch"
 	chmod +x "$tools/checkpatch.pl"
 fi
+# The kernel's own RDS selftest, from the same package, into
+# build/kselftest/ (tools/testing/selftests/net/rds/kernel_selftest.sh).
+"$top/tools/testing/selftests/net/rds/kernel_selftest.sh" --unpack
 echo "install-deps: all dependencies present"

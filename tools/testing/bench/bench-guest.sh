@@ -58,7 +58,7 @@
 #	     MAP of SIZE bytes, DEPTH in flight, SECS seconds; stream-J.txt;
 #	  5. samples a last time (mem-2.txt) once every guest is done.
 #	tools/testing/bench/bench-report.py computes the per-peer costs.
-#   bench-guest.sh profile N1,N2 REPS POINTS SET...
+#   bench-guest.sh profile N1,N2[,WARM] REPS POINTS SET...
 #	the instruction profile ("make profile", tools/testing/bench/
 #	profile.sh; qemu runs with the plugin insn-profile.so): per SET
 #	(ours or distro, the first the one vm-run.sh loaded, or verbs: the
@@ -72,13 +72,17 @@
 #	1 MiB datagrams, one sender; dgram64kzc, dgram1mzc, the same with
 #	MSG_ZEROCOPY, not for distro (its RDS over IB refuses it); getmr,
 #	RDS_GET_MR + RDS_FREE_MR of 4 KiB, client only, not for distro;
-#	the verbs set skips the datagrams and getmr), one run of a few operations
-#	that warms the connection up, and REPS repetitions of two runs, of
+#	the verbs set skips the datagrams and getmr), one run of WARM
+#	operations (default N1 + N2) outside any window, which brings the
+#	connection, the slab caches and the MR pools to the state they keep
+#	(the distribution's pool of 4 KiB MRs grows by one MR a cycle over
+#	its first 2,000 MAP cycles), and REPS repetitions of two runs, of
 #	N1 and N2 operations (-n), each inside a counting window: the
 #	client guest opens it (insn-mark on) right before the client starts
 #	and closes it when the client exits, the server guest right after
-#	the run's barrier and when its server (--once) exits.  Each window
-#	is a line "WINDOW SET POINT REP OPS" of windows.txt;
+#	the run's barrier and when its server (--once) exits.  Each guest
+#	first makes its neighbour entry of the peer permanent (pin_neigh).
+#	Each window is a line "WINDOW SET POINT REP OPS" of windows.txt;
 #	tools/testing/bench/profile-report.py makes the table.
 #
 # The client's output of run K goes to $RESULTS/run-K-SET.txt (node 2),
@@ -426,6 +430,8 @@ prof_opts() {
 	read4k16) popts=("${rdma[@]}" --dirs read --sizes 4K --inflight 16) ;;
 	dgram64k) popts=(--tests stream --dgram-sizes 64K --senders 1) ;;
 	dgram1m) popts=(--tests stream --dgram-sizes 1M --senders 1) ;;
+	tcp64k) popts=(--tests stream --dgram-sizes 64K --senders 1 --transport tcp) ;;
+	tcp1m) popts=(--tests stream --dgram-sizes 1M --senders 1 --transport tcp) ;;
 	dgram64kzc|dgram1mzc)
 		# the distribution has MSG_ZEROCOPY on its TCP transport only
 		[ "$1" != distro ] || return 1
@@ -445,8 +451,10 @@ prof_opts() {
 # runs.
 prof_run() {
 	local k=$1 set=$2 point=$3 rep=$4 ops=$5 mark=${6:-} srv=0 rc=0 out
-	local popts=() prog=$bench
+	local popts=() sopts=() prog=$bench
 
+	# a TCP point's server takes the TCP transport too
+	[[ $point != tcp* ]] || sopts=(--transport tcp)
 	prof_opts "$set" "$point" || { emit "not ok" "unknown profile point '$point' for $set"; return 1; }
 	[ "$set" != verbs ] || prog=$verbs_prog
 	if [ "$RDS_NODE" = 1 ]; then
@@ -459,7 +467,8 @@ prof_run() {
 			wait_file "$out" "verbs-floor server on" 60 ||
 				echo "# server $k: not started: $(head -c 300 "$out")"
 		else
-			"$prog" server -a "$RDS_ADDR" --once --idle 300 > "$out" 2>&1 &
+			"$prog" server -a "$RDS_ADDR" --once --idle 300 \
+				"${sopts[@]}" > "$out" 2>&1 &
 			srv=$!
 			wait_file "$out" "rds-zc-bench server on" 60 ||
 				echo "# server $k: not started: $(head -c 300 "$out")"
@@ -503,10 +512,34 @@ prof_run() {
 	fi
 }
 
+# pin_neigh: the peer's neighbour entry made permanent.  rxe sends its
+# frames through the kernel's IP output, and an entry that the neighbour
+# timers took out of REACHABLE sends them through neigh_resolve_output()
+# until it is confirmed again: 160 instructions per round trip and side
+# (1.49 calls) in one run, none in the next, as the timers fell.
+pin_neigh() {
+	local dev lladdr
+
+	dev=$(ip -o route get "$RDS_PEER_ADDR" 2>/dev/null |
+	      sed -n 's/.* dev \([^ ]*\).*/\1/p')
+	ping -c 1 -W 5 "$RDS_PEER_ADDR" > /dev/null 2>&1
+	lladdr=$(ip neigh show "$RDS_PEER_ADDR" dev "$dev" 2>/dev/null |
+		 sed -n 's/.* lladdr \([^ ]*\).*/\1/p')
+	if [ -n "$dev" ] && [ -n "$lladdr" ] &&
+	   ip neigh replace "$RDS_PEER_ADDR" lladdr "$lladdr" dev "$dev" \
+		nud permanent; then
+		emit ok "neighbour $RDS_PEER_ADDR ($lladdr on $dev) made permanent"
+	else
+		emit "not ok" "neighbour $RDS_PEER_ADDR made permanent # dev '$dev', lladdr '$lladdr'"
+	fi
+}
+
 if [ "$mode" = profile ]; then
+	pin_neigh
 	mark_prog=$repo/tools/testing/bench/insn-profile/insn-mark
 	verbs_prog=$repo/tools/testing/bench/insn-profile/verbs-floor
-	IFS=, read -r n1 n2 <<< "$secs"
+	IFS=, read -r n1 n2 warm <<< "$secs"
+	warm=${warm:-$((n1 + n2))}
 	reps=${1:-2}
 	IFS=, read -r -a prof_points <<< "${2:-rtt}"
 	shift 2
@@ -533,7 +566,7 @@ if [ "$mode" = profile ]; then
 			# the floor of what verbs-floor has no cycle for: none
 			prof_opts "$set" "$point" || continue
 			k=$((k + 1))
-			prof_run "$k" "$set" "$point" 0 5
+			prof_run "$k" "$set" "$point" 0 "$warm"
 			for ((rep = 1; rep <= reps; rep++)); do
 				for ops in "$n1" "$n2"; do
 					k=$((k + 1))

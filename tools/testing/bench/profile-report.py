@@ -48,7 +48,7 @@ CLASS_NAMES = {
 }
 MODULE_CLASS = {
     "rds_zc": "rds", "rds_zc_ib": "rds", "rds": "rds", "rds_rdma": "rds",
-    "rds_tcp": "rds",
+    "rds_tcp": "rds", "rds_zc_tcp": "rds",
     "ib_core": "rdma", "rdma_cm": "rdma", "ib_cm": "rdma", "iw_cm": "rdma",
     "ib_uverbs": "rdma",
     "rdma_rxe": "rxe",
@@ -73,13 +73,16 @@ POINT_NAMES = {
     "dgram1m": "1 MiB datagram, one sender",
     "dgram64kzc": "64 KiB datagram, MSG_ZEROCOPY",
     "dgram1mzc": "1 MiB datagram, MSG_ZEROCOPY",
+    "tcp64k": "64 KiB datagram over TCP, one sender",
+    "tcp1m": "1 MiB datagram over TCP, one sender",
     "getmr": "RDS_GET_MR + RDS_FREE_MR, 4 KiB",
 }
 # The payload of one operation of the datagram points: the summary gives
 # their instructions per byte as well.
 POINT_BYTES = {
     "dgram64k": 65536, "dgram1m": 1 << 20,
-    "dgram64kzc": 65536, "dgram1mzc": 1 << 20,
+    "dgram64kzc": 65536, "dgram1mzc": 1 << 20, "tcp64k": 65536,
+    "tcp1m": 1 << 20,
 }
 # The distribution's RDS functions that register and release the key of
 # its MAP cycle (rds_rdma's fast registration and the core's MR code):

@@ -9,8 +9,8 @@
 # not depend on how busy the host is.
 #
 # Usage: tools/testing/bench/profile.sh [--ops N1,N2] [--reps N]
-#		[--points LIST] [--no-verbs] [--link hub|direct] [--kernel SERIES]
-#		[--results DIR]
+#		[--warmup N] [--points LIST] [--no-verbs] [--link hub|direct]
+#		[--kernel SERIES] [--results DIR]
 #
 #   --ops N1,N2      operations of the two runs of each repetition
 #                    (default 400,2000): a figure per operation is the
@@ -18,15 +18,24 @@
 #                    cancels what does not grow with the operations
 #   --reps N         repetitions of each point and module set (default 2):
 #                    their spread is the measurement's noise
+#   --warmup N       operations of the uncounted run before the first
+#                    repetition of each point and module set (default
+#                    N1 + N2): the distribution's MR pool grows by one MR
+#                    a MAP cycle over its first 2,000 cycles, which made
+#                    its first repetition differ from the second
 #   --points LIST    rtt (64 B datagram round trip), map4k, read4k,
 #                    map64k, read64k (4 or 64 KiB RDMA WRITE or READ by
 #                    MAP, 1 in flight), map4k16, read4k16 (16 in flight),
 #                    dgram64k, dgram1m (64 KiB or 1 MiB datagrams, one
 #                    sender), dgram64kzc, dgram1mzc (the same with
-#                    MSG_ZEROCOPY; ours only), getmr (RDS_GET_MR +
-#                    RDS_FREE_MR of 4 KiB); default rtt,map4k; "all" for
-#                    every one.  The datagram points are also reported
-#                    in instructions per byte
+#                    MSG_ZEROCOPY; ours only), tcp64k, tcp1m (64 KiB
+#                    or 1 MiB datagrams over the TCP transport, one
+#                    sender; the distribution's rds_tcp against
+#                    rds_zc_tcp: a TCP stream's batching makes it a
+#                    timing, no more steady than wall time), getmr
+#                    (RDS_GET_MR + RDS_FREE_MR of 4 KiB); default
+#                    rtt,map4k; "all" for every one.  The datagram
+#                    points are also reported in instructions per byte
 #   --no-verbs       leave out the raw-verbs floor (verbs-floor doing
 #                    the frames of each point that has some)
 #   --link hub|direct  the guests' Ethernet: hub (default), UDP through
@@ -54,12 +63,13 @@ top=$(cd "$here/../../.." && pwd)
 
 ops=400,2000
 reps=2
+warmup=
 points=rtt,map4k
 kernel=6.1
 link=hub
 out=
 sets=(ours distro verbs)
-all_points=rtt,map4k,read4k,map64k,read64k,map4k16,read4k16,dgram64k,dgram1m,dgram64kzc,dgram1mzc,getmr
+all_points=rtt,map4k,read4k,map64k,read64k,map4k16,read4k16,dgram64k,dgram1m,dgram64kzc,dgram1mzc,tcp64k,tcp1m,getmr
 
 usage() {
 	awk 'NR > 2 && /^#/ { sub(/^# ?/, ""); print; next } NR > 2 { exit }' "$0" >&2
@@ -70,6 +80,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--ops) ops=${2:?}; shift 2 ;;
 	--reps) reps=${2:?}; shift 2 ;;
+	--warmup) warmup=${2:?}; shift 2 ;;
 	--points) points=${2:?}; shift 2 ;;
 	--no-verbs) sets=(ours distro); shift ;;
 	--link) link=${2:?}; shift 2 ;;
@@ -81,7 +92,9 @@ while [ $# -gt 0 ]; do
 done
 [[ $ops =~ ^([1-9][0-9]*),([1-9][0-9]*)$ ]] && [ "${BASH_REMATCH[1]}" -lt "${BASH_REMATCH[2]}" ] ||
 	{ echo "profile: --ops takes N1,N2 with N1 < N2" >&2; exit 2; }
+[ -n "$warmup" ] || warmup=$((BASH_REMATCH[1] + BASH_REMATCH[2]))
 [[ $reps =~ ^[1-9][0-9]*$ ]] || { echo "profile: --reps takes a number >= 1" >&2; exit 2; }
+[[ $warmup =~ ^[1-9][0-9]*$ ]] || { echo "profile: --warmup takes a number >= 1" >&2; exit 2; }
 case $link in
 hub) link_opts=(--hub) ;;
 direct) link_opts=() ;;
@@ -127,6 +140,7 @@ mkdir -p "$out"
 	echo "commit=$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)"
 	echo "ops=$ops"
 	echo "reps=$reps"
+	echo "warmup=$warmup"
 	echo "points=$points"
 	echo "sets=${sets[*]}"
 	echo "link=$link"
@@ -134,15 +148,15 @@ mkdir -p "$out"
 } > "$out/env.txt"
 
 # About a minute per run of 2000 round trips on an idle host, two boots'
-# worth of margin.
+# worth of margin; the warm-up counts as one repetition more.
 npoints=$(tr ',' '\n' <<< "$points" | wc -l)
-limit=$((300 + npoints * reps * 3 * 240))
+limit=$((300 + npoints * (reps + 1) * 3 * 240))
 say "vm-run.sh, time limit ${limit}s; log in $out/vm.log"
 start=$(date +%s)
 VM_QEMU_OPTS="-plugin $here/insn-profile/insn-profile.so,out=$out/insn-@GUEST@.txt" \
 	"$top/tools/testing/vm/vm-run.sh" --kernel "$kernel" --guests 2 \
 	--modules ours "${link_opts[@]}" --timeout "$limit" --results "$out/vm" -- \
-	"$here/bench-guest.sh" profile "$ops" "$reps" "$points" "${sets[@]}" \
+	"$here/bench-guest.sh" profile "$ops,$warmup" "$reps" "$points" "${sets[@]}" \
 	> "$out/vm.log" 2>&1
 st=$?
 grep -E '^(not ok|# vm-run: (kernel|wall))|passed, ' "$out/vm.log" | sed 's/^/profile: /'

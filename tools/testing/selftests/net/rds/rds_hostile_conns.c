@@ -47,7 +47,41 @@ static int conns_all(int fd)
 	return n;
 }
 
-/* Node 2: a request on @tos; whether node 1 took it (@h is then up). */
+/*
+ * Node 1: its connection to node 2 on @tos as RDS_INFO_CONNECTIONS shows
+ * it, for a message that did not come: whether it is up, and whether
+ * the message got as far as node 1's RDS (next_rx_seq past it) or not.
+ */
+static void conn_diag(int fd, uint8_t tos)
+{
+	struct rds_info_connection *ci;
+	socklen_t len;
+	unsigned int i;
+	int n = 0;
+
+	if (rds_info_read(fd, RDS_INFO_CONNECTIONS, (void **)&ci, &len) < 0)
+		return;
+	for (i = 0; ci && i < len / sizeof(*ci); i++) {
+		if (ci[i].faddr != addr_peer.s_addr || ci[i].tos != tos)
+			continue;
+		rt_diag("node 1, TOS %u: flags %#x, next_tx_seq %llu, next_rx_seq %llu",
+			tos, ci[i].flags,
+			(unsigned long long)ci[i].next_tx_seq,
+			(unsigned long long)ci[i].next_rx_seq);
+		n++;
+	}
+	if (!n)
+		rt_diag("node 1, TOS %u: no connection", tos);
+	free(ci);
+	rt_diag("node 1: conn_drop %lld, recv_drop_no_sock %lld",
+		rds_counter(fd, "conn_drop"),
+		rds_counter(fd, "recv_drop_no_sock"));
+}
+
+/*
+ * Node 2: a request on @tos; whether node 1 took it (@h is then up, and
+ * node 1 counts it up: its congestion map came, as hp_open() waits for).
+ */
 static int try_tos(struct hp *h, uint8_t tos)
 {
 	enum rdma_cm_event_type type;
@@ -59,8 +93,16 @@ static int try_tos(struct hp *h, uint8_t tos)
 	h->read_status = -1;
 	rds_wire_priv_fill(&p, addr_self.s_addr, addr_peer.s_addr, tos, 0, 0);
 	type = hp_try_open(h, &p, &status);
-	if (type == RDMA_CM_EVENT_ESTABLISHED)
+	if (type == RDMA_CM_EVENT_ESTABLISHED) {
+		long long end = rt_now_ms() + DOWN_MS;
+
+		while (h->rx_cong < 2 && h->up && rt_now_ms() < end)
+			hp_progress(h, 100);
+		EXPECT_TRUE(h->rx_cong >= 2,
+			    "TOS %u: taken, but no congestion map from node 1 (QP %s)",
+			    tos, h->up ? "up" : "down");
 		return 1;
+	}
 	EXPECT_TRUE(type == RDMA_CM_EVENT_REJECTED,
 		    "TOS %u: %s (status %d), neither taken nor refused", tos,
 		    rdma_event_str(type), status);
@@ -134,19 +176,39 @@ void test_conn_limit(void)
 	if (node == 2)
 		EXPECT_EQ(try_tos(&h[taken], case_tos(CAP_TRIES + 1)), 0);
 	hc_middle(&hc);		/* the honest connection still works */
-	if (node == 2) {
-		/* The QPs taken carry a message each. */
-		for (i = 0; i < taken; i++)
-			hp_msg(&h[i], (uint32_t)i, 16, P_VICTIM, 0, NULL);
-	}
-	sync_peer("sent");
+	sync_peer("refused");
 	if (node == 1) {
 		got = rds_counter(hc.cfd, "conn_refused_limit") - refused;
 		EXPECT_EQ(got, CAP_TRIES - CAP_EXTRA + 2);
 		rt_diag("connlimit_diag refused=%lld", got);
-		for (i = 0; i < CAP_EXTRA; i++)
-			expect_hostile(hc.victim, (uint32_t)i, 16, 0, 0);
+		/* Before anything that may abort the case. */
 		knob_set("conn_max", old_max, NULL);
+	}
+	/*
+	 * The QPs taken carry a message each, one at a time: two
+	 * connections do not order their messages between them.  Node 2
+	 * goes on (and at last closes the QPs) only once node 1 has read
+	 * the message: rdma_disconnect() moves a QP to the error state at
+	 * once, which flushes a send that 6.12's rxe had not yet made (it
+	 * sends a user QP's work from a work queue, not in ibv_post_send()),
+	 * and node 1 takes nothing more from a connection that is going.
+	 */
+	for (i = 0; i < CAP_EXTRA; i++) {
+		if (node == 2 && i < taken) {
+			hp_msg(&h[i], (uint32_t)i, 16, P_VICTIM, 0, NULL);
+			/* Done: node 1's QP took it (an RC send's ACK). */
+			EXPECT_TRUE(!hp_flush(&h[i], DOWN_MS),
+				    "TOS %u: message %d not sent (status %d, %u posted, QP %s)",
+				    h[i].tos, i, h[i].err, h[i].busy,
+				    h[i].up ? "up" : "down");
+		}
+		sync_peer("sent");
+		if (node == 1) {
+			if (poll_fd(hc.victim, POLLIN, RCV_TIMEOUT_MS) <= 0)
+				conn_diag(hc.cfd, case_tos(i));
+			expect_hostile(hc.victim, (uint32_t)i, 16, 0, 0);
+		}
+		sync_peer("read");
 	}
 	if (node == 2) {
 		for (i = 0; i < taken; i++)

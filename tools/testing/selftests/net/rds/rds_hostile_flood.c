@@ -7,39 +7,6 @@
 
 /* ------------------------------------------------------- (e) floods */
 
-/* Node 1: how much memory is in use, in KiB (MemTotal - MemFree). */
-static long long mem_used_kib(long long *slab)
-{
-	char line[256];
-	long long total = -1, free_kib = -1, v;
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	ASSERT_TRUE(f, "/proc/meminfo: %s", rt_errname(errno));
-	*slab = -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "MemTotal: %lld", &v) == 1)
-			total = v;
-		else if (sscanf(line, "MemFree: %lld", &v) == 1)
-			free_kib = v;
-		else if (sscanf(line, "Slab: %lld", &v) == 1)
-			*slab = v;
-	}
-	fclose(f);
-	return total - free_kib;
-}
-
-/*
- * Node 1: how much its memory grew since @used0 and @slab0: the larger of
- * the growth of memory in use and of the slab (memory in use moves with
- * caches too); the new values in *@used and *@slab.
- */
-static long long mem_grown_kib(long long used0, long long slab0,
-			       long long *used, long long *slab)
-{
-	*used = mem_used_kib(slab);
-	return *used - used0 > *slab - slab0 ? *used - used0 : *slab - slab0;
-}
-
 /*
  * Node 2: post up to @n messages of @len bytes (0 or 1, the byte the
  * message's number) without waiting for each, as fast as node 1 takes
@@ -120,7 +87,7 @@ static void flood_case(uint32_t len)
 	}
 	sync_peer("up");
 	if (node == 1)
-		used0 = mem_used_kib(&slab0);
+		used0 = rt_mem_used_kib(&slab0);
 	start = rt_now_ms();
 	/* Both decide alike: on what node 2 posted and node 1's growth. */
 	while (!held && total < FLOOD_MSGS && grown <= FLOOD_STOP_KIB) {
@@ -134,7 +101,7 @@ static void flood_case(uint32_t len)
 			held = v & 1;
 			total = v / 2;
 			rt_sleep_ms(200);	/* what node 1 has yet to take */
-			grown = mem_grown_kib(used0, slab0, &used, &slab);
+			grown = rt_mem_grown_kib(used0, slab0, &used, &slab);
 			tell_peer((long)grown);
 		}
 	}
@@ -144,7 +111,7 @@ static void flood_case(uint32_t len)
 			held ? "held back" : "not held back", total, h.done,
 			secs);
 	} else {
-		grown = mem_grown_kib(used0, slab0, &used, &slab);
+		grown = rt_mem_grown_kib(used0, slab0, &used, &slab);
 		queued = rds_counter(hc.cfd, "recv_queued") - hc.queued;
 		rt_diag("%s: %lu messages of %u bytes in %lld s, %lld queued",
 			held ? "held back" : "not held back", total, len, secs,
@@ -250,7 +217,7 @@ void test_ping_flood(void)
 		EXPECT_TRUE(dropped0 >= 0, "no counter send_pong_dropped");
 		wd = get_rds_sysctl("unacked_timeout_ms");
 		set_rds_sysctl("unacked_timeout_ms", PING_WD_MS);
-		used0 = mem_used_kib(&slab0);
+		used0 = rt_mem_used_kib(&slab0);
 	}
 	sync_peer("armed");
 	if (node == 2) {
@@ -273,7 +240,7 @@ void test_ping_flood(void)
 			rt_sleep_ms(100);
 		EXPECT_EQ(rds_counter(hc.cfd, "recv_ping") - pings0,
 			  (long long)sent);
-		used = mem_used_kib(&slab);
+		used = rt_mem_used_kib(&slab);
 		grown = slab - slab0;
 		dropped = rds_counter(hc.cfd, "send_pong_dropped") - dropped0;
 		rt_diag("%lu pings, %lld pongs dropped, slab +%lld KiB (in use %+lld KiB)",

@@ -137,6 +137,27 @@ static void expect_no_leak(int fd, const struct snap *base, int slack)
 	system("rdma res show qp | sed 's/^/# /'");
 }
 
+/* Which hostile message @buf is, if any: a diagnostic for a mismatch. */
+static void hostile_which(const unsigned char *buf, size_t len, uint32_t idx)
+{
+	unsigned char *other;
+	uint32_t i;
+
+	for (i = 0; i < 64; i++) {
+		other = hostile_payload(i, len);
+		if (!memcmp(buf, other, len)) {
+			rt_diag("hostile message %u: got hostile message %u instead",
+				idx, i);
+			free(other);
+			return;
+		}
+		free(other);
+	}
+	rt_diag("hostile message %u: got %zu bytes of no hostile message: %02x %02x %02x %02x",
+		idx, len, buf[0], len > 1 ? buf[1] : 0, len > 2 ? buf[2] : 0,
+		len > 3 ? buf[3] : 0);
+}
+
 /* The next message on @fd: hostile message @idx of @len bytes. */
 void expect_hostile(int fd, uint32_t idx, size_t len, int cookies,
 		    uint64_t cookie)
@@ -184,6 +205,8 @@ void expect_hostile(int fd, uint32_t idx, size_t len, int cookies,
 	}
 	ASSERT_TRUE(n == (long)len, "hostile message %u: %ld bytes, expected %zu",
 		    idx, n, len);
+	if (memcmp(buf, want, len))
+		hostile_which(buf, len, idx);
 	EXPECT_TRUE(!memcmp(buf, want, len),
 		    "hostile message %u: byte %zu is not what was sent", idx,
 		    pattern_mismatch(buf, len, msg_seed(2, idx)));

@@ -156,6 +156,66 @@ static void test_size_limit(void)
 	close(fd);
 }
 
+/*
+ * A registration pins its pages for a peer's WRITE (FOLL_WRITE), so memory
+ * the caller may not write is refused with EFAULT, whole: a read-only or
+ * PROT_NONE mapping, a read-only file mapped shared (a peer must not
+ * write into the page cache of a file the caller opened read-only), a
+ * range whose last page only is read-only, and a kernel address.  A
+ * refused range leaves nothing pinned (VmPin), and the socket still
+ * registers good memory afterwards.
+ */
+static void test_bad_ranges(void)
+{
+	char path[] = "/tmp/rds_mr_roXXXXXX";
+	int fd = bound_socket();
+	uint64_t c = 0;
+	long pin0;
+	char *rw, *ro, *none, *file;
+	int ffd;
+
+	need_registration();
+	pin0 = vm_pin_kb();
+	ASSERT_TRUE(pin0 >= 0, "no VmPin in /proc/self/status");
+	rw = pages(3);
+	ro = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	none = mmap(NULL, PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(ro != MAP_FAILED && none != MAP_FAILED, "mmap: %s",
+		    rt_errname(errno));
+	ffd = mkstemp(path);
+	ASSERT_TRUE(ffd >= 0, "mkstemp: %s", rt_errname(errno));
+	ASSERT_TRUE(!ftruncate(ffd, PAGE), "ftruncate: %s", rt_errname(errno));
+	close(ffd);
+	ffd = open(path, O_RDONLY);
+	ASSERT_TRUE(ffd >= 0, "open: %s", rt_errname(errno));
+	file = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, ffd, 0);
+	ASSERT_TRUE(file != MAP_FAILED, "mmap file: %s", rt_errname(errno));
+	unlink(path);
+
+	EXPECT_EQ(rds_get_mr(fd, ro, PAGE, &c), -EFAULT);
+	EXPECT_EQ(rds_get_mr(fd, ro + 100, 200, &c), -EFAULT);
+	EXPECT_EQ(rds_get_mr(fd, none, PAGE, &c), -EFAULT);
+	EXPECT_EQ(rds_get_mr(fd, file, PAGE, &c), -EFAULT);
+	EXPECT_EQ(rds_get_mr(fd, (void *)0xffff888000000000UL, PAGE, &c),
+		  -EFAULT);
+	/* Two writable pages, then a read-only one: none of them stays. */
+	ASSERT_TRUE(!mprotect(rw + 2 * PAGE, PAGE, PROT_READ), "mprotect: %s",
+		    rt_errname(errno));
+	EXPECT_EQ(rds_get_mr(fd, rw + 10, 3 * PAGE - 20, &c), -EFAULT);
+	EXPECT_EQ(vm_pin_kb(), pin0);
+	/* The writable part alone registers, and is charged. */
+	EXPECT_EQ(rds_get_mr(fd, rw + 10, 2 * PAGE - 20, &c), 0);
+	EXPECT_EQ(vm_pin_kb(), pin0 + 2 * PAGE / 1024);
+	EXPECT_EQ(rds_free_mr(fd, c, RDS_RDMA_INVALIDATE), 0);
+	close(fd);
+	EXPECT_EQ(vm_pin_kb(), pin0);
+	munmap(file, PAGE);
+	close(ffd);
+	munmap(none, PAGE);
+	munmap(ro, PAGE);
+	munmap(rw, 3 * PAGE);
+}
+
 /* With fmr_pool_size=N, MR N + 1 gets EAGAIN until one is released. */
 static void test_pool_exhausted(void)
 {
@@ -746,6 +806,7 @@ static void test_op_barrier(void)
 static const struct rt_case cases[] = {
 	RT_CASE(memlock_limit, 30),
 	RT_CASE(size_limit, 30),
+	RT_CASE(bad_ranges, 30),
 	RT_CASE_NAMED(pool_exhausted, 30),
 	RT_CASE(killed_owner, 30),
 	RT_CASE(key_reuse, 60),

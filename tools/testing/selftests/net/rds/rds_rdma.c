@@ -65,6 +65,7 @@ static const struct rt_case cases[] = {
 	RT_CASE_OWNER(recverr, 2, 240),
 	RT_CASE_OWNER(out_of_bounds, 1, 150),
 	RT_CASE_OWNER(out_of_bounds, 2, 150),
+	RT_CASE_OWNER(out_of_bounds_unaligned, 1, 150),
 	RT_CASE_OWNER(client_killed, 1, 150),
 	RT_CASE_OWNER(client_killed, 2, 150),
 	RT_CASE_OWNER(link_dropped, 1, 150),

@@ -192,6 +192,8 @@ uint64_t server_cookie_gotit(struct pair *p, uint32_t seq);
 int get_mr_optlen(int fd, void *addr, uint64_t bytes,
 		  void *cookie_addr, int optlen);
 int collect_notes(int fd, int n);
+int owner_of_failure_at(struct pair *p, size_t start, size_t mr_len,
+			size_t off, size_t len, int quirk);
 void owner_of_failure(struct pair *p, size_t len, int quirk);
 uint64_t server_cookie_ack(struct pair *p);
 
@@ -227,6 +229,7 @@ void bogus_cookie(int owner);
 void invalidate(int owner);
 void recverr(int owner);
 void out_of_bounds(int owner);
+void out_of_bounds_unaligned(int owner);
 void client_killed(int owner);
 void link_dropped(int owner);
 void loss_retried(int owner);

@@ -452,6 +452,41 @@ void out_of_bounds(int owner)
 }
 
 /*
+ * The same past the end of an unaligned MR: 200 bytes at offset 100 of
+ * a page, written 32 bytes from 16 before its end.  The MR covers its
+ * bytes, not its page: the WRITE fails with REMOTE_ERROR and no byte of
+ * the page changes, those after the MR's end included (a peer must not
+ * reach memory the owner did not register, even in the same page).
+ *
+ * The distribution registers whole pages (each scatter-list entry a
+ * page, the buffer's offset in the cookie), so as the owner it lets the
+ * WRITE through and the peer writes 16 bytes the owner never registered:
+ * reported as a SKIP with that reason (ours is held to the bytes).
+ */
+void out_of_bounds_unaligned(int owner)
+{
+	int quirk = distro(owner);
+	uint64_t cookie;
+	struct pair p;
+	int status;
+
+	pair_start(&p, owner);
+	if (p.owner) {
+		status = owner_of_failure_at(&p, 100, 200, 200 - 16, 32, quirk);
+	} else {
+		cookie = server_cookie_ack(&p);
+		status = fail_server(&p, NULL, cookie, 200 - 16, 32,
+				     RDS_RDMA_NOTIFY_ME, 1, 1);
+		if (!quirk || status != RDS_RDMA_SUCCESS)
+			EXPECT_STATUS(status, RDS_RDMA_REMOTE_ERROR);
+	}
+	pair_end(&p);
+	if (quirk && status == RDS_RDMA_SUCCESS)
+		rt_skip("distribution on node %d registers whole pages: %s",
+			owner, "a WRITE past an unaligned MR's end succeeded");
+}
+
+/*
  * The MR owner dies: a child process registers, hands out the cookie and
  * is SIGKILLed; its socket's MRs go with it, and an RDMA with the cookie
  * fails.

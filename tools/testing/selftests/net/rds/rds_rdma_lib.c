@@ -721,23 +721,33 @@ int collect_notes(int fd, int n)
 }
 
 /*
- * The owner's side of a case whose RDMA must fail: 8 KiB mapped (request
- * 1), GOTIT heard, then fail_owner(): no ACK, the memory unchanged; with
- * @quirk, an RDMA of @len bytes at 0 that succeeded anyway is accepted.
+ * The owner's side of a case whose RDMA must fail: @mr_len bytes at
+ * @start of a page mapped (request 1), GOTIT heard, then fail_owner():
+ * no ACK, the memory unchanged; with @quirk, an RDMA of @len bytes at
+ * @off that succeeded anyway is accepted.  Return: fail_owner()'s status.
  */
-void owner_of_failure(struct pair *p, size_t len, int quirk)
+int owner_of_failure_at(struct pair *p, size_t start, size_t mr_len,
+			size_t off, size_t len, int quirk)
 {
 	struct region r;
 	struct rx rx;
 	uint64_t cookie;
+	int status;
 
-	region_init(&r, 0, 8192, msg_seed(node, 1));
+	region_init(&r, start, mr_len, msg_seed(node, 1));
 	cookie = owner_map(p, &r, 0, 1);
 	expect_kind(p, K_GOTIT, 1, &rx);
-	fail_owner(p, &r, &cookie, 0, len, 1, quirk);
+	status = fail_owner(p, &r, &cookie, off, len, 1, quirk);
 	if (cookie)
 		EXPECT_EQ(rds_free_mr(p->fd, cookie, 0), 0);
 	region_free(&r);
+	return status;
+}
+
+/* The same for 8 KiB at the start of a page, an RDMA at 0. */
+void owner_of_failure(struct pair *p, size_t len, int quirk)
+{
+	owner_of_failure_at(p, 0, 8192, 0, len, quirk);
 }
 
 /* The initiator's side: the cookie of request 1, and GOTIT to say so. */

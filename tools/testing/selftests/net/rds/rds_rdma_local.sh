@@ -44,7 +44,7 @@ CASES=(
 	rdma_write_dest_owner1 rdma_sizes_owner1 rdma_len_mismatch_owner1
 	cmsg_conflicts use_once_owner1 pipeline_owner1 silent_owner1
 	bogus_cookie_owner1 invalidate_owner1 recverr_owner1
-	out_of_bounds_owner1 client_killed_owner1
+	out_of_bounds_owner1 out_of_bounds_unaligned_owner1 client_killed_owner1
 	atomic_errors atomic_forms_owner1 atomic_counter atomic_lock_owner1
 	atomic_mixed_owner1 atomic_released_owner1 op_barrier_stream_owner1
 )

@@ -73,8 +73,8 @@ static bool self_is_lower(void)
  * so that on both sides the connection is new and down, with a one-way
  * delay of DUEL_DELAY_MS on both links (tc netem), so that each request
  * arrives while its receiver is still connecting: a connect race, every
- * time (the two sends are as far apart as the control connection's
- * synchronisation, milliseconds).  The messages must arrive.
+ * time: the two sends are as far apart as the control connection's
+ * jitter, milliseconds (run_duel()).  The messages must arrive.
  */
 #define DUEL_DELAY_MS	400
 #define DUEL_WAIT_MS	90000
@@ -137,6 +137,20 @@ static void run_duel(int k, rds_tos_t tos, struct duel *d)
 	sync_peer("bound");
 	/* From here to the delay's end nothing may end the case. */
 	delayed = armed ? armed : duel_delay(DUEL_DELAY_MS);
+	/*
+	 * The start, under the delay: node 1 tells node 2 to go and waits
+	 * one delay itself, the time its word takes to node 2.  Each node's
+	 * tc above takes its own time (seconds apart on a loaded host), so a
+	 * start right after it let one request arrive before the other
+	 * node connected: no race.
+	 */
+	sync_peer("armed");
+	if (node == 1) {
+		tell_peer(1);
+		rt_sleep_ms(DUEL_DELAY_MS);
+	} else {
+		hear_peer();
+	}
 	t0 = rt_now_ms();
 	EXPECT_EQ(sendto(fd, mine, strlen(mine), 0, (struct sockaddr *)&to,
 			 sizeof(to)), (long)strlen(mine));

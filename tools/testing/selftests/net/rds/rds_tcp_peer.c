@@ -15,11 +15,21 @@
  *                in order, intact, from the sender's address and port
  *   peer_v6      the same over the guests' global IPv6 addresses
  *   peer_info    RDS_INFO_TCP_SOCKETS and RDS6_INFO_TCP_SOCKETS list the
- *                connection to the peer: the lower address's end talks to
- *                port 16385 of the higher's
+ *                connections to the peer: the lower address's end talks
+ *                to port 16385 of the higher's; one per path: 8 between
+ *                ours, 1 where a node runs the distribution (its 6.1 and
+ *                6.12 lack SPORT_IDX, wire 10.6)
  *   peer_rdma    RDMA over TCP fails as on the distribution: RDS_GET_MR
  *                EOPNOTSUPP, RDS_FREE_MR of cookie 0 EINVAL, a message
  *                with RDS_CMSG_RDMA_ARGS to the peer EOPNOTSUPP
+ *   peer_ping    the ping protocol over TCP, as rds-tools' rds-ping
+ *                uses it: an empty datagram to port 0 of the peer is
+ *                answered from there with an empty one, three times,
+ *                both nodes at once
+ *   peer_mpath   8 sockets on consecutive ports exchange numbered
+ *                datagrams: each arrives once, in order, per socket
+ *                pair; the pair has as many paths as peer_info says,
+ *                before and after
  *
  * Environment: that of rds_remote, and RDS_ADDR6 / RDS_PEER_ADDR6.
  */
@@ -116,7 +126,8 @@ static void tp_exchange(int k)
  * With the distribution on both nodes there is nothing of ours to check,
  * and its rds_tcp lost datagrams of new connections (make check,
  * 2026-11-29: 139 of 200 over IPv6); two of its nodes also agree on
- * 8 paths where ours answers with one.
+ * 8 paths, paired by arrival order, where ours takes 8 only with a peer
+ * that names each path in its source port.
  */
 static void tp_need_ours(void)
 {
@@ -149,10 +160,76 @@ static void test_peer_v6(void)
 	tp_exchange(0);
 }
 
+/*
+ * The paths the pair must agree on (wire 10.6): 8 between ours; 1 when
+ * either node runs the distribution's 6.1 or 6.12, whose handshake
+ * lacks SPORT_IDX: it pairs paths by the order their connections arrive
+ * in, which breaks exactly-once delivery when several reconnect at once,
+ * so ours answers it with one path.
+ */
+static int tp_paths(void)
+{
+	if (!strcmp(modules_of(1), "ours") && !strcmp(modules_of(2), "ours"))
+		return 8;
+	return 1;
+}
+
+/*
+ * This node's RDS_INFO_TCP_SOCKETS rows to the peer, once there are
+ * tp_paths() of them or after 30 s (scaled), and 2 s more when that is
+ * 1, for paths the peer would wrongly add; each to port 16385 of the
+ * higher address, and with 8 the lower address's ports ending in each
+ * path index once.  Return: how many.
+ */
+static int tp_rows(int fd)
+{
+	long long until = rt_now_ms() + rt_scaled_ms(30000);
+	int want = tp_paths(), i, n;
+	struct rds_info_tcp_socket *r4;
+	unsigned int seen = 0;
+	socklen_t len;
+
+	if (want == 1) {
+		rt_diag("%s %s", "one path: a node runs the distribution,",
+			"whose handshake lacks SPORT_IDX (wire 10.6)");
+		rt_sleep_ms(2000);
+	}
+	for (;;) {
+		ASSERT_TRUE(rds_info_read(fd, RDS_INFO_TCP_SOCKETS,
+					  (void **)&r4, &len) >= 0,
+			    "RDS_INFO_TCP_SOCKETS: %s", rt_errname(errno));
+		for (i = n = 0; r4 && i < (int)(len / sizeof(*r4)); i++)
+			n += r4[i].local_addr == addr_self.s_addr &&
+			     r4[i].peer_addr == addr_peer.s_addr;
+		if (n >= want || rt_now_ms() >= until)
+			break;
+		free(r4);
+		rt_sleep_ms(100);
+	}
+	for (i = 0; r4 && i < (int)(len / sizeof(*r4)); i++) {
+		int lower = ntohl(addr_self.s_addr) < ntohl(addr_peer.s_addr);
+
+		if (r4[i].local_addr != addr_self.s_addr ||
+		    r4[i].peer_addr != addr_peer.s_addr)
+			continue;
+		rt_diag("row: local port %u, peer port %u",
+			ntohs(r4[i].local_port), ntohs(r4[i].peer_port));
+		EXPECT_EQ(ntohs(lower ? r4[i].peer_port : r4[i].local_port),
+			  TCP_PORT);
+		seen |= 1u << (ntohs(lower ? r4[i].local_port :
+				     r4[i].peer_port) % 8);
+	}
+	free(r4);
+	if (want == 8)
+		EXPECT_TRUE(seen == 0xff,
+			    "the ports of the lower address name paths %#x",
+			    seen);
+	return n;
+}
+
 static void test_peer_info(void)
 {
 	struct rds6_info_tcp_socket *r6;
-	struct rds_info_tcp_socket *r4;
 	union rds_sa self, peer = peer_sa(0);
 	int fd = tp_socket(0, &self), i, found = 0;
 	socklen_t len;
@@ -164,23 +241,7 @@ static void test_peer_info(void)
 	ASSERT_SYS_OK(sendto(fd, &c, 1, 0, &peer.sa, sa_len(&peer)));
 	ASSERT_SYS_OK(recv(fd, &c, 1, 0));
 	sync_peer("received");
-	ASSERT_TRUE(rds_info_read(fd, RDS_INFO_TCP_SOCKETS, (void **)&r4,
-				  &len) >= 0,
-		    "RDS_INFO_TCP_SOCKETS: %s", rt_errname(errno));
-	for (i = 0; r4 && i < (int)(len / sizeof(*r4)); i++) {
-		if (r4[i].local_addr != addr_self.s_addr ||
-		    r4[i].peer_addr != addr_peer.s_addr)
-			continue;
-		found++;
-		rt_diag("row: local port %u, peer port %u",
-			ntohs(r4[i].local_port), ntohs(r4[i].peer_port));
-		if (ntohl(addr_self.s_addr) < ntohl(addr_peer.s_addr))
-			EXPECT_EQ(ntohs(r4[i].peer_port), TCP_PORT);
-		else
-			EXPECT_EQ(ntohs(r4[i].local_port), TCP_PORT);
-	}
-	EXPECT_EQ(found, 1);
-	free(r4);
+	EXPECT_EQ(tp_rows(fd), tp_paths());
 	ASSERT_TRUE(rds_info_read(fd, RDS6_INFO_TCP_SOCKETS, (void **)&r6,
 				  &len) >= 0,
 		    "RDS6_INFO_TCP_SOCKETS: %s", rt_errname(errno));
@@ -189,7 +250,7 @@ static void test_peer_info(void)
 		if (r6[i].local_addr.s6_addr32[3] == addr_self.s_addr &&
 		    r6[i].peer_addr.s6_addr32[3] == addr_peer.s_addr)
 			found++;
-	EXPECT_EQ(found, 1);
+	EXPECT_EQ(found, tp_paths());
 	free(r6);
 	close(fd);
 }
@@ -205,11 +266,130 @@ static void test_peer_rdma(void)
 	sync_peer("done");
 }
 
+/* See the cases above. */
+static void test_peer_ping(void)
+{
+	union rds_sa self, zero = peer_sa(0), from;
+	socklen_t fl;
+	int fd, i;
+	char c;
+	long r;
+
+	tp_need_ours();
+	fd = tp_socket(20, &self);
+	sa_set_port(&zero, 0);
+	sync_peer("bound");
+	for (i = 0; i < 3; i++) {
+		ASSERT_SYS_OK(sendto(fd, "", 0, 0, &zero.sa, sa_len(&zero)));
+		fl = sizeof(from);
+		r = recvfrom(fd, &c, 1, 0, &from.sa, &fl);
+		ASSERT_TRUE(r == 0 && same_sa(&from, &zero),
+			    "ping %d: %ld bytes from %s, %s", i, r,
+			    r >= 0 ? sa_str(&from) : "-",
+			    r < 0 ? rt_errname(errno) : "not the pong");
+	}
+	sync_peer("pinged");
+	close(fd);
+}
+
+#define MP_SOCKS	8
+#define MP_COUNT	60
+
+/*
+ * Multipath: MP_SOCKS sockets on consecutive ports, so that their ports
+ * modulo 8 name every path, exchange MP_COUNT numbered datagrams each
+ * way per socket pair: each arrives once, in order, intact; the pair has
+ * tp_paths() TCP connections before and after.
+ */
+static void test_peer_mpath(void)
+{
+	static unsigned char buf[MAX_MSG], want[MAX_MSG];
+	unsigned int sent[MP_SOCKS] = {}, got[MP_SOCKS] = {}, done = 0, out = 0;
+	union rds_sa self, peer[MP_SOCKS], from;
+	int fd[MP_SOCKS], k;
+	long long until;
+	socklen_t fl;
+	char c = 'w';
+	long r;
+
+	tp_need_ours();
+	for (k = 0; k < MP_SOCKS; k++) {
+		fd[k] = tp_socket(k, &self);
+		peer[k] = peer_sa(k);
+	}
+	sync_peer("bound");
+	for (k = 0; k < MP_SOCKS; k++)
+		ASSERT_SYS_OK(sendto(fd[k], &c, 1, 0, &peer[k].sa,
+				     sa_len(&peer[k])));
+	for (k = 0; k < MP_SOCKS; k++)
+		ASSERT_SYS_OK(recv(fd[k], &c, 1, 0));
+	sync_peer("started");
+	EXPECT_EQ(tp_rows(fd[0]), tp_paths());
+	sync_peer("paths");
+	until = rt_now_ms() + rt_scaled_ms(120000);
+	while ((done < MP_SOCKS * MP_COUNT || out < MP_SOCKS * MP_COUNT) &&
+	       rt_now_ms() < until) {
+		for (k = 0; k < MP_SOCKS; k++)
+			while (sent[k] < MP_COUNT) {
+				uint32_t i = sent[k] + MP_COUNT * k;
+
+				fill_pattern(buf, tp_len(i), msg_seed(node, i));
+				r = sendto(fd[k], buf, tp_len(i), MSG_DONTWAIT,
+					   &peer[k].sa, sa_len(&peer[k]));
+				if (r < 0 && (errno == EAGAIN ||
+					      errno == ENOBUFS))
+					break;
+				ASSERT_TRUE(r == (long)tp_len(i),
+					    "sendto %s: %s",
+					    sa_str(&peer[k]),
+					    rt_errname(errno));
+				sent[k]++;
+				out++;
+			}
+		rt_sleep_ms(20);
+		for (k = 0; k < MP_SOCKS; k++) {
+			fl = sizeof(from);
+			while (got[k] < MP_COUNT &&
+			       (r = recvfrom(fd[k], buf, sizeof(buf),
+					     MSG_DONTWAIT, &from.sa,
+					     &fl)) >= 0) {
+				uint32_t i = got[k] + MP_COUNT * k;
+
+				fill_pattern(want, tp_len(i),
+					     msg_seed(peer_node, i));
+				ASSERT_TRUE(r == (long)tp_len(i) &&
+					    !memcmp(buf, want, r) &&
+					    sa_port(&from) ==
+					    sa_port(&peer[k]),
+					    "socket %d, datagram %u: %ld bytes from %s",
+					    k, got[k], r, sa_str(&from));
+				got[k]++;
+				done++;
+				fl = sizeof(from);
+			}
+		}
+	}
+	EXPECT_TRUE(done == MP_SOCKS * MP_COUNT && out == MP_SOCKS * MP_COUNT,
+		    "sent %u, received %u of %u", out, done,
+		    MP_SOCKS * MP_COUNT);
+	sync_peer("received");
+	rt_sleep_ms(300);
+	for (k = 0; k < MP_SOCKS; k++)
+		EXPECT_SYS_ERR(recv(fd[k], buf, sizeof(buf), MSG_DONTWAIT),
+			       EAGAIN);
+	EXPECT_EQ(tp_rows(fd[0]), tp_paths());
+	for (k = 0; k < MP_SOCKS; k++)
+		close(fd[k]);
+	sync_peer("done");
+}
+
 static const struct rt_case cases[] = {
 	RT_CASE(peer_v4, 180),
 	RT_CASE(peer_v6, 180),
 	RT_CASE(peer_info, 60),
 	RT_CASE(peer_rdma, 30),
+	RT_CASE(peer_ping, 60),
+	RT_CASE(peer_mpath, 240),
 };
 
 int main(int argc, char **argv)

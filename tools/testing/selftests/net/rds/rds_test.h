@@ -320,6 +320,39 @@ static inline unsigned int rt_mem_scale(void)
 	return rt_env_scale("RDS_MEM_SCALE", &scale);
 }
 
+/* How much memory is in use, in KiB (MemTotal - MemFree); the slab's in *@slab. */
+static inline long long rt_mem_used_kib(long long *slab)
+{
+	char line[256];
+	long long total = -1, free_kib = -1, v;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	ASSERT_TRUE(f, "/proc/meminfo: %s", rt_errname(errno));
+	*slab = -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "MemTotal: %lld", &v) == 1)
+			total = v;
+		else if (sscanf(line, "MemFree: %lld", &v) == 1)
+			free_kib = v;
+		else if (sscanf(line, "Slab: %lld", &v) == 1)
+			*slab = v;
+	}
+	fclose(f);
+	return total - free_kib;
+}
+
+/*
+ * How much the memory grew since @used0 and @slab0: the larger of the
+ * growth of memory in use and of the slab (memory in use moves with
+ * caches too); the new values in *@used and *@slab.
+ */
+static inline long long rt_mem_grown_kib(long long used0, long long slab0,
+					 long long *used, long long *slab)
+{
+	*used = rt_mem_used_kib(slab);
+	return *used - used0 > *slab - slab0 ? *used - used0 : *slab - slab0;
+}
+
 /* Run one case in a child; print its TAP line; return its verdict. */
 static inline int rt_run_one(const struct rt_case *c, int num)
 {

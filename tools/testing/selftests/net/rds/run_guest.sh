@@ -13,9 +13,14 @@
 # with --device, as rds_rdma_device, over two rxe devices of this guest),
 # rds_tcp, rds_mr_pool.sh (which reloads our IB module
 # with a small MR pool), module_lifecycle.sh, install_check.sh (make
-# install into a scratch root, modprobe from it), ib_device.sh and, last,
-# kmemleak_check.sh (skipped unless the kernel has kmemleak), in that
-# order; the six that test our modules alone only where ours are loaded,
+# install into a scratch root, modprobe from it), ib_device.sh,
+# kernel_selftest.sh (the kernel's own RDS selftest, test.py from Debian's
+# linux-source-6.12, clean and lossy) and, last, kmemleak_check.sh
+# (skipped unless the kernel has kmemleak), in that order; the six that
+# test our modules alone only where ours are loaded, kernel_selftest.sh
+# (about two minutes under TCG) by default only there too and not with
+# --debug (name it to run it there, or beside the distribution's
+# modules),
 # abi_check (compile-time tables, which make check compares on the host)
 # only when named.  Their TAP is merged into one stream: every result is
 # renumbered and named after its program, and the plan comes last.  Other
@@ -58,6 +63,10 @@ wanted() {
 	rds_mr_pool | module_lifecycle | install_check | ib_device | \
 	rds_rdma_local | rds_rdma_device)
 		[ "${RDS_MODULES:-}" = ours ] || return 1 ;;
+	kernel_selftest)
+		[ -n "$only" ] ||
+			{ [ "$debug" = 0 ] && [ "${RDS_MODULES:-}" = ours ]; } ||
+			return 1 ;;
 	esac
 	[ -z "$only" ] || [[ $only == *,$1,* ]]
 }
@@ -109,6 +118,8 @@ else
 	wanted install_check &&
 		run_prog install_check 180 "$here/install_check.sh"
 	wanted ib_device && run_prog ib_device 180 "$here/ib_device.sh"
+	wanted kernel_selftest && run_prog kernel_selftest 540 \
+		"$here/kernel_selftest.sh" --timeout "$(scaled 250)"
 	wanted kmemleak && run_prog kmemleak 300 "$here/kmemleak_check.sh"
 fi
 
