@@ -197,6 +197,17 @@ void rds_cong_clear_port(struct rds_cong_map *map, __be16 port)
 	rds_cong_changed();
 }
 
+/**
+ * rds_cong_map_any() - whether a map marks any port congested
+ * @map: the map
+ *
+ * Return: true if it does.  Context: any; a scan of 8 KiB.
+ */
+bool rds_cong_map_any(struct rds_cong_map *map)
+{
+	return !bitmap_empty(map->bits, RDS_CONG_PORTS);
+}
+
 /*
  * On the wire a map is 8 KiB in which port p is bit p % 8 of byte p / 8
  * (little-endian bit order, wire section 7.1), split over pages.

@@ -41,6 +41,7 @@ void rds_cong_map_put(struct rds_cong_map *map);
 void rds_cong_set_port(struct rds_cong_map *map, __be16 port);
 void rds_cong_clear_port(struct rds_cong_map *map, __be16 port);
 bool rds_cong_test(struct rds_cong_map *map, __be16 port);
+bool rds_cong_map_any(struct rds_cong_map *map);
 void rds_cong_map_copy_le(struct rds_cong_map *map, struct page **pages,
 			  unsigned int nr_pages);
 void rds_cong_map_update_le(struct rds_cong_map *map, struct page **pages,

@@ -9,6 +9,7 @@
 
 #include "addr.h"
 #include "conn_internal.h"
+#include "cong.h"
 #include "connection.h"
 #include "message.h"
 #include "rdma.h"
@@ -243,6 +244,24 @@ static bool rds_conn_mp_wanted(struct rds_conn *conn)
 }
 
 /*
+ * Whether the pair's path 0 reconnects, although nothing waits, for the
+ * peer's congestion map: it marks ports congested, and the update that
+ * freed them may have been lost with the connection (a map goes out
+ * once, then again only on the next connect).  A sender refused for such
+ * a port sends nothing that would connect, and one that blocks waits
+ * for that update; only a new connection brings the peer's map.  Not
+ * for a pair unused for conn_idle_ms (a peer gone for good is not
+ * called forever): a sender then connects it (rds_send_remote()).
+ */
+static bool rds_conn_map_stale(struct rds_conn *conn)
+{
+	unsigned long idle = msecs_to_jiffies(rds_sysctl_conn_idle_ms());
+
+	return !conn->path && rds_cong_map_any(conn->fmap) &&
+	       (!idle || time_before(jiffies, READ_ONCE(conn->last_used) + idle));
+}
+
+/*
  * shutdown_w: after a drop, tear the transport down, requeue or drop
  * what the peer may not have, and reconnect if anything waits.
  */
@@ -303,7 +322,7 @@ void rds_conn_shutdown_work(struct work_struct *work)
 
 	WRITE_ONCE(conn->down_since, jiffies);
 	rds_conn_set_state(conn, RDS_CONN_DISCONNECTING, RDS_CONN_DOWN, "down");
-	if (pending || rds_conn_mp_wanted(conn))
+	if (pending || rds_conn_mp_wanted(conn) || rds_conn_map_stale(conn))
 		rds_conn_queue_reconnect(conn);
 out:
 	mutex_unlock(&conn->work_mutex);

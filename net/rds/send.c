@@ -14,6 +14,7 @@
 #include <uapi/linux/rds.h>
 
 #include "addr.h"
+#include "cong.h"
 #include "connection.h"
 #include "defer.h"
 #include "loop.h"
@@ -359,7 +360,16 @@ static int rds_send_remote(struct rds_sock *rs, const struct rds_transport *tran
 		rds_send_path(rs, connp, sport);
 	conn = *connp;
 
-	/* The connection holds the destination's map: no lookup. */
+	/*
+	 * The connection holds the destination's map: no lookup.  A port
+	 * it says is congested while the pair is down may be free by now:
+	 * the update that said so may have gone down with the connection,
+	 * and only a connection brings the peer's map, so connect (as the
+	 * distribution's RDS does before it tests the map).
+	 */
+	if (rds_conn_state(conn->base) != RDS_CONN_UP &&
+	    rds_cong_test(conn->fmap, dport))
+		rds_zc_conn_connect(conn->base);
 	ret = rds_send_cong_wait(rs, conn->fmap, daddr, dport, nonblock,
 				 timeo);
 	if (ret)

@@ -173,6 +173,49 @@ ns_stat() {
 	echo "${tx:-0} ${segs:-0}"
 }
 
+# ns_state: what each namespace's RDS and TCP hold, for a stalled run.
+ns_state() {
+	local ns info=$top/tools/rds-zc-info/rds-zc-info
+
+	for ns in net0 net1; do
+		echo "== $ns: ss -tnmi"
+		ip netns exec "$ns" ss -tnmi 2>&1
+		[ -x "$info" ] || continue
+		echo "== $ns: rds-zc-info -v -nsktT"
+		ip netns exec "$ns" "$info" -v -nsktT 2>&1 | head -n 120
+		echo "== $ns: rds-zc-info -cz"
+		ip netns exec "$ns" "$info" -cz 2>&1 | awk '$NF != 0'
+	done
+	echo "== kernel log, last lines"
+	dmesg 2>/dev/null | tail -n 40
+}
+
+# watch_stall LOG OUT: when test.py's progress line ("sending... N M")
+# stays the same for 30 s, write the namespaces' state to OUT, once,
+# and again 30 s later: what a run that stops moving left behind, while
+# it is there (test.py's sockets go when it exits).
+watch_stall() {
+	local log=$1 out=$2 last= same=0 dumps=0 line
+
+	while sleep 5; do
+		line=$(grep -E '^sending' "$log" 2>/dev/null | tail -n 1)
+		if [ "$line" != "$last" ]; then
+			last=$line
+			same=0
+			continue
+		fi
+		same=$((same + 5))
+		if [ "$same" -ge 30 ] && [ "$dumps" -lt 2 ]; then
+			{
+				echo "=== stalled at \"$line\" for $same s"
+				ns_state
+			} >> "$out" 2>&1
+			dumps=$((dumps + 1))
+			same=0
+		fi
+	done
+}
+
 for run in "${runs[@]}"; do
 	args=(--timeout "$timeout" -d "$tmp/logs-$run")
 	[ "$run" = lossy ] && args+=(-l 5 -c 5 -u 5)
@@ -187,8 +230,15 @@ for run in "${runs[@]}"; do
 	mkdir -p "$tmp/logs-$run"
 	echo "# $run: python3 test.py ${args[*]}"
 	t0=$SECONDS
-	(cd "$(dirname "$test_py")" && python3 ./test.py "${args[@]}") > "$log" 2>&1
+	(cd "$(dirname "$test_py")" &&
+	 PYTHONUNBUFFERED=1 python3 ./test.py "${args[@]}") > "$log" 2>&1 &
+	py=$!
+	watch_stall "$log" "$tmp/stall-$run.txt" &
+	watcher=$!
+	wait "$py"
 	rc=$?
+	kill "$watcher" 2>/dev/null
+	wait "$watcher" 2>/dev/null
 	echo "# $run: test.py exit status $rc after $((SECONDS - t0)) s"
 	if [ -n "${RESULTS:-}" ] && [ -d "$RESULTS" ]; then
 		cp "$log" "$RESULTS/kernel_selftest-$run.log"
@@ -204,6 +254,10 @@ for run in "${runs[@]}"; do
 	else
 		diag "test.py: exit status $rc, ${done_line:-no \"done\" line}; its last lines:"
 		diag "$(tail -n 30 "$log")"
+		if [ -s "$tmp/stall-$run.txt" ]; then
+			diag "what the namespaces held while test.py did not move:"
+			diag "$(cat "$tmp/stall-$run.txt")"
+		fi
 		emit "not ok" "$run: $T_PY"
 	fi
 

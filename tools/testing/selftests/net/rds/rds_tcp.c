@@ -94,6 +94,12 @@
  *                    must find its connection stale when B knocks, so the
  *                    datagram arrives within 2.5 s, not at keepalive's
  *                    first probe 5 s after the last exchange
+ *   cong_stale       A fills B until B's port is congested, both TCP
+ *                    ends are killed with nothing queued, then B reads
+ *                    all: the update that frees its port had no
+ *                    connection, yet a blocking send of A gets through
+ *                    (A connects for the peer's map) and arrives after
+ *                    what B read, once, in order
  *   sysctl_buf       net.rds.tcp.rds_tcp_sndbuf/rcvbuf of a namespace:
  *                    below the minimum EINVAL, a value reads back, a write
  *                    resets the connection, whose new socket has those
@@ -1705,6 +1711,118 @@ static void test_reconnect_stale(void)
 	tc_net_down("rdstcp_c", "rdstcp_d");
 }
 
+/*
+ * How many of @fd's namespace's messages wait in a connection's send or
+ * retransmit queue (RDS_INFO_SEND_MESSAGES, RDS_INFO_RETRANS_MESSAGES).
+ */
+static long tc_queued(int fd)
+{
+	static const int tables[] = { RDS_INFO_SEND_MESSAGES,
+				      RDS_INFO_RETRANS_MESSAGES };
+	long n = 0;
+	socklen_t len;
+	unsigned int i;
+	void *rows;
+
+	for (i = 0; i < ARRAY_SIZE(tables); i++) {
+		if (rds_info_read(fd, tables[i], &rows, &len) < 0)
+			return -1;
+		n += len / sizeof(struct rds_info_message);
+		free(rows);
+	}
+	return n;
+}
+
+/*
+ * A congestion map that went stale with its connection: A fills B's
+ * small receive buffer until B's map says B's port is congested, A's
+ * queues empty, and both TCP ends are killed with nothing left to send.
+ * Only then does B read: the update that frees its port finds no
+ * connection, and a map goes out again only on the next connect.  A
+ * blocking send to B must not wait for it forever: A connects for the
+ * peer's map (after the drop, and before it waits), and the datagram
+ * arrives.  test.py of the kernel's selftest (lossy, 6.12) stopped so:
+ * every send refused with ENOBUFS, both ends down, nothing queued.
+ */
+#define CONG_LEN	1024
+
+static void test_cong_stale(void)
+{
+	static unsigned char buf[CONG_LEN];
+	struct sockaddr_in to_a, to_b;
+	long long until, t0;
+	uint32_t sent = 0, got = 0, num;
+	struct timeval tv;
+	int fa, fb, refused = 0;
+	long r, queued = -1;
+
+	tc_pair_up(18, &fa, &fb, &to_a, &to_b);
+	tc_exchange(fa, fb, &to_b, &to_a, 5, rt_scaled_ms(60000), NULL);
+	ASSERT_SYS_OK(set_int_opt(fb, SOL_SOCKET, SO_RCVBUF, 8192));
+	until = rt_now_ms() + rt_scaled_ms(10000);
+	while (!refused && rt_now_ms() < until) {
+		memcpy(buf, &sent, sizeof(sent));
+		r = sendto(fa, buf, CONG_LEN, MSG_DONTWAIT,
+			   (const struct sockaddr *)&to_b, sizeof(to_b));
+		if (r == CONG_LEN)
+			sent++;
+		else if (errno == ENOBUFS)
+			refused = 1;
+		else if (errno == EAGAIN)
+			rt_sleep_ms(10);
+		else
+			ASSERT_TRUE(0, "send: %s", rt_errname(errno));
+	}
+	ASSERT_TRUE(refused, "B's port never congested after %u datagrams",
+		    sent);
+	until = rt_now_ms() + rt_scaled_ms(5000);
+	while ((queued = tc_queued(fa)) > 0 && rt_now_ms() < until)
+		rt_sleep_ms(50);
+	ASSERT_TRUE(!queued, "A still queues %ld messages", queued);
+	ASSERT_TRUE(!tc_sh("ip netns exec rdstcp_c ss -K -tn 'dport = :%d' >/dev/null && "
+			   "ip netns exec rdstcp_d ss -K -tn 'sport = :%d' >/dev/null",
+			   TCP_PORT, TCP_PORT), "%s", "kill both ends");
+	rt_sleep_ms(300);
+	/* B reads what it holds: each once, in order. */
+	until = rt_now_ms() + rt_scaled_ms(5000);
+	while (got < sent && rt_now_ms() < until) {
+		r = recv(fb, buf, sizeof(buf), MSG_DONTWAIT);
+		if (r < 0) {
+			ASSERT_TRUE(errno == EAGAIN, "recv: %s",
+				    rt_errname(errno));
+			rt_sleep_ms(20);
+			continue;
+		}
+		memcpy(&num, buf, sizeof(num));
+		ASSERT_TRUE(r == CONG_LEN && num == got,
+			    "%ld B, datagram %u where %u was due", r, num, got);
+		got++;
+	}
+	ASSERT_TRUE(got == sent, "B read %u of the %u datagrams", got, sent);
+	rt_diag("%u datagrams filled B, then ENOBUFS", sent);
+
+	tv.tv_sec = rt_scaled_ms(10000) / 1000;
+	tv.tv_usec = 0;
+	ASSERT_SYS_OK(setsockopt(fa, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)));
+	memcpy(buf, &sent, sizeof(sent));
+	t0 = rt_now_ms();
+	r = sendto(fa, buf, CONG_LEN, 0, (const struct sockaddr *)&to_b,
+		   sizeof(to_b));
+	if (r < 0 && modules_are_distro())
+		rt_skip("the distribution: a blocking send after the drop: %s",
+			rt_errname(errno));
+	ASSERT_TRUE(r == CONG_LEN, "a blocking send after the drop: %s after %lld ms",
+		    r < 0 ? rt_errname(errno) : "short", rt_now_ms() - t0);
+	rt_diag("it went after %lld ms", rt_now_ms() - t0);
+	r = tc_recv_one(fb, buf, sizeof(buf), 0);
+	memcpy(&num, buf, sizeof(num));
+	EXPECT_TRUE(r == CONG_LEN && num == sent,
+		    "B's datagram after the drop: %ld B, number %u", r, num);
+	close(fa);
+	close(fb);
+	tc_net_down("rdstcp_c", "rdstcp_d");
+}
+
 /* The local port of rdstcp_c's (A4's) connection to port 16385, or 0. */
 static int tc_conn_lport(int fd)
 {
@@ -2260,6 +2378,7 @@ static const struct rt_case cases[] = {
 	RT_CASE(reconnect_cut, 240),
 	RT_CASE(reconnect_restart, 240),
 	RT_CASE(reconnect_stale, 180),
+	RT_CASE(cong_stale, 120),
 	RT_CASE(sysctl_buf, 120),
 	RT_CASE(drain_held, 120),
 	RT_CASE(mpath, 240),
