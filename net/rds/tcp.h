@@ -97,12 +97,16 @@ struct rds_tcp_hdr {
 /*
  * A message must arrive whole within this of its first byte, or the
  * connection is reset: a peer that stops inside a message, or sends it
- * a byte at a time, holds what it sent for no longer than this.  While
- * TCP holds bytes past a hole (the link lost some that the peer sent,
- * which its TCP sends again after its backoff), up to RDS_TCP_RX_LOSS:
- * 8 losses in a row of one segment, from TCP's 200 ms.
+ * a byte at a time, holds what it sent for no longer than this.  Each
+ * RDS_TCP_RX_RATE bytes of it that came add a second: a large message
+ * on a slow or lossy path arrives, however long it takes, as long as it
+ * comes at least that fast.  While TCP holds bytes past a hole (the link
+ * lost some that the peer sent, which its TCP sends again after its
+ * backoff), up to RDS_TCP_RX_LOSS: 8 losses in a row of one segment,
+ * from TCP's 200 ms.
  */
 #define RDS_TCP_RX_DEADLINE	(10 * HZ)
+#define RDS_TCP_RX_RATE		4096
 #define RDS_TCP_RX_LOSS		(60 * HZ)
 
 struct rds_tcp_ack_ent {

@@ -33,9 +33,11 @@
  * limit (rds_tcp_rx_drain()).
  *
  * A message must be complete RDS_TCP_RX_DEADLINE after its first byte
+ * came, and a second later for each RDS_TCP_RX_RATE bytes of it that
  * came (rx_deadline_w, armed while one is partial), or the connection is
  * dropped: a header that never completes, or a message sent a byte at a
- * time, holds its memory and its connection for no longer than that.
+ * time, holds its memory and its connection for no longer than that,
+ * while a large one on a slow path (tiny segments, loss) arrives.
  * Bytes waiting past a hole in TCP's out-of-order queue extend it, up to
  * RDS_TCP_RX_LOSS: the peer sent them, and the link lost some before
  * them, which the peer's TCP sends again after a backoff that doubles
@@ -493,8 +495,9 @@ void rds_tcp_rx_work(struct work_struct *work)
  *
  * Armed by rx_w when it left a message partial (and not already armed):
  * the message that was partial then, or a later one, must be whole by
- * RDS_TCP_RX_DEADLINE after its first byte, or RDS_TCP_RX_LOSS while
- * TCP's out-of-order queue holds bytes past a hole.  A held message is
+ * RDS_TCP_RX_DEADLINE after its first byte and a second for each
+ * RDS_TCP_RX_RATE bytes that came, or RDS_TCP_RX_LOSS while TCP's
+ * out-of-order queue holds bytes past a hole.  A held message is
  * whole: the core, not the peer, holds it up.  It reads rx_w's state
  * without its lock: rx_since is read on both sides of rx_hdr_got, so
  * that a message that completed meanwhile is not taken for a late one.
@@ -508,14 +511,17 @@ void rds_tcp_rx_deadline_work(struct work_struct *work)
 					       rx_deadline_w);
 	unsigned long since = READ_ONCE(tc->rx_since);
 	unsigned long due;
+	u32 got;
 
 	smp_rmb();	/* rx_since, then rx_hdr_got, then rx_since */
 	if (!READ_ONCE(tc->rx_hdr_got) || READ_ONCE(tc->rx_held))
 		return;		/* nothing partial; rx_w re-arms after */
+	got = READ_ONCE(tc->rx_got);
 	smp_rmb();
-	if (READ_ONCE(tc->rx_since) != since)
-		return;		/* a new message began: rx_w re-arms */
-	due = since + RDS_TCP_RX_DEADLINE;
+	if (READ_ONCE(tc->rx_since) != since || !READ_ONCE(tc->rx_hdr_got))
+		return;		/* it completed, or a new one began */
+	/* got is this message's, or less (it completed meanwhile: above). */
+	due = since + RDS_TCP_RX_DEADLINE + (got / RDS_TCP_RX_RATE) * HZ;
 	if (time_before(jiffies, due)) {
 		queue_delayed_work(rds_tcp_wq, &tc->rx_deadline_w,
 				   due - jiffies);

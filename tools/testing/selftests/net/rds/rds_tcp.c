@@ -1323,10 +1323,11 @@ static long long tc_tcp_stat(const char *ns, const char *file,
 static void test_tiny_bound(void)
 {
 	static unsigned char buf[4096];
-	long long used0, slab0, used, slab, grown, segs;
+	long long used0, slab0, used, slab, grown, segs, t0;
 	unsigned char hdr[48];
 	size_t off;
 	int fd, fa, up;
+	long r;
 
 	tc_need_setup();
 	fa = tc_socket(NS_A, A4_2, TINY_PORT + 1, 1);
@@ -1343,8 +1344,18 @@ static void test_tiny_bound(void)
 	tc_hdr_ports(hdr, TINY_PORT + 1);
 	ASSERT_EQ(write(fd, hdr, sizeof(hdr)), (long)sizeof(hdr));
 	memset(buf, 0x3c, sizeof(buf));
-	for (off = 0; off < TINY_SENT; off += sizeof(buf))
-		ASSERT_EQ(write(fd, buf, sizeof(buf)), (long)sizeof(buf));
+	t0 = rt_now_ms();
+	for (off = 0; off < TINY_SENT; off += sizeof(buf)) {
+		r = write(fd, buf, sizeof(buf));
+		if (r == (long)sizeof(buf))
+			continue;
+		/* Reset (and when), or a window that stayed shut 20 s. */
+		tc_sh("ip netns exec %s ss -tnoi 'dst %s' | sed 's/^/# B: /'",
+		      NS_B, A4_2);
+		ASSERT_TRUE(0, "%zu B in, after %lld ms: write %ld (%s)", off,
+			    rt_now_ms() - t0, r, r < 0 ? rt_errname(errno) : "short");
+	}
+	rt_diag("%d KiB written in %lld ms", TINY_SENT / 1024, rt_now_ms() - t0);
 	rt_sleep_ms(500);	/* the last ones in */
 	grown = rt_mem_grown_kib(used0, slab0, &used, &slab);
 	up = !tc_raw_closed(fd, 20);
