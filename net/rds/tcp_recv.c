@@ -517,7 +517,7 @@ void rds_tcp_rx_deadline_work(struct work_struct *work)
 	if (!READ_ONCE(tc->rx_hdr_got) || READ_ONCE(tc->rx_held))
 		return;		/* nothing partial; rx_w re-arms after */
 	got = READ_ONCE(tc->rx_got);
-	smp_rmb();
+	smp_rmb();	/* rx_got, then rx_since and rx_hdr_got again */
 	if (READ_ONCE(tc->rx_since) != since || !READ_ONCE(tc->rx_hdr_got))
 		return;		/* it completed, or a new one began */
 	/* got is this message's, or less (it completed meanwhile: above). */
