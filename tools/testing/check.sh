@@ -77,7 +77,7 @@ REMOTE_ROLES=rds_remote,rds_ipv6,rds_tcp_peer,rds_faults,race_rule,rds_info_tool
 REMOTE_CREDITS=rds_remote,rds_rdma
 CREDITS_RING=32
 remote() {	# remote KERNEL PAIRING PROGRAMS [run_remote.sh args]
-	echo "vm run_remote.sh --kernel $1 --guests 2 --modules $2 --nic e1000 --timeout $([ "$1" = 6.12 ] && echo 900 || echo 600) -- --only $3 ${*:4}"
+	echo "vm run_remote.sh --kernel $1 --guests 2 --modules $2 --nic e1000 --timeout 900 -- --only $3 ${*:4}"
 }
 LANES=(
 	"static 1 static"
@@ -90,8 +90,8 @@ LANES=(
 	"remote-ours-ours-credits-6.1 2 $(remote 6.1 ours,ours $REMOTE_CREDITS --credits $CREDITS_RING)"
 	"remote-ours-distro-credits-6.1 2 $(remote 6.1 ours,distro $REMOTE_CREDITS --credits $CREDITS_RING)"
 	"dkms 1 tap tools/testing/dkms-check.sh"
-	"ours-6.12 1 vm run_guest.sh --kernel 6.12 --guests 1 --modules ours --timeout 960"
-	"ours-6.1 1 vm run_guest.sh --kernel 6.1 --guests 1 --modules ours --timeout 960"
+	"ours-6.12 1 vm run_guest.sh --kernel 6.12 --guests 1 --modules ours --timeout 1200"
+	"ours-6.1 1 vm run_guest.sh --kernel 6.1 --guests 1 --modules ours --timeout 1200"
 	"distro-6.12 1 vm run_guest.sh --kernel 6.12 --guests 1 --modules distro"
 	"distro-6.1 1 vm run_guest.sh --kernel 6.1 --guests 1 --modules distro"
 )
