@@ -35,6 +35,7 @@ void rds_conn_shutdown_work(struct work_struct *work);
 void rds_conn_mp_work(struct work_struct *work);
 
 /* connection.c */
+bool rds_conn_empty(struct rds_conn *conn);
 bool rds_conn_mp_reserve(struct rds_conn *base);
 void rds_conn_mp_each(struct rds_conn *conn,
 		      void (*fn)(struct rds_conn *p, void *arg), void *arg);

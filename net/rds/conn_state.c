@@ -47,14 +47,19 @@ static bool rds_conn_mp_ready(const struct rds_conn *conn)
 }
 
 /*
- * Something waits to be sent: connect, unless already on the way.  A
- * path > 0 that the peer is the one to connect (accept_only), or that may
- * not connect yet, has path 0 connect (or poke the peer) instead: the
- * handshake on it makes the paths come (connection.h).
+ * A path > 0 that the peer is the one to connect (accept_only), or that
+ * may not connect yet, has path 0 connect (or poke the peer) instead:
+ * the handshake on it makes the paths come (connection.h).
  */
+static bool rds_conn_defers_to_base(const struct rds_conn *conn)
+{
+	return conn->path && (conn->accept_only || !rds_conn_mp_ready(conn));
+}
+
+/* Something waits to be sent: connect, unless already on the way. */
 void rds_conn_connect_if_down(struct rds_conn *conn)
 {
-	if (conn->path && (conn->accept_only || !rds_conn_mp_ready(conn)))
+	if (rds_conn_defers_to_base(conn))
 		conn = conn->base;
 	if (rds_conn_state(conn) == RDS_CONN_DOWN &&
 	    !test_bit(RDS_CONN_DEAD, &conn->flags) &&
@@ -95,7 +100,7 @@ void rds_conn_connect_work(struct work_struct *work)
 	int ret;
 
 	clear_bit(RDS_CONN_RECONNECT_PENDING, &conn->flags);
-	if (conn->path && (conn->accept_only || !rds_conn_mp_ready(conn))) {
+	if (rds_conn_defers_to_base(conn)) {
 		rds_conn_connect_if_down(conn);	/* path 0 instead */
 		return;
 	}
@@ -199,20 +204,9 @@ void rds_conn_watchdog_work(struct work_struct *work)
 	queue_delayed_work(rds_conn_wq, &conn->watchdog_w, HZ);
 }
 
-/* Whether a connection has anything queued or waiting for an ACK. */
-static bool rds_conn_holds(struct rds_conn *conn)
-{
-	bool held;
-
-	spin_lock_bh(&conn->lock);
-	held = !list_empty(&conn->send_queue) || !list_empty(&conn->retrans);
-	spin_unlock_bh(&conn->lock);
-	return held;
-}
-
 static void rds_conn_mp_holds(struct rds_conn *p, void *arg)
 {
-	if (p->path && rds_conn_holds(p))
+	if (p->path && !rds_conn_empty(p))
 		*(bool *)arg = true;
 }
 

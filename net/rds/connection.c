@@ -761,7 +761,7 @@ struct rds_conn_reap_args {
 };
 
 /* Nothing queued, nothing waiting for an ACK.  Caller holds no conn->lock. */
-static bool rds_conn_empty(struct rds_conn *conn)
+bool rds_conn_empty(struct rds_conn *conn)
 {
 	bool empty;
 
