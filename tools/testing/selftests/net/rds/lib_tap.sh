@@ -66,7 +66,7 @@ run_prog() {
 	local name=$1 limit
 	limit=$(scaled "$2")
 	local line rest verdict planned='' ran=0 bad=0 rc log=/dev/null status
-	local t0=$SECONDS
+	local t0=$SECONDS t_last=$SECONDS
 	shift 2
 
 	if [ -n "${RESULTS:-}" ] && [ -d "$RESULTS" ]; then
@@ -91,6 +91,10 @@ run_prog() {
 			ran=$((ran + 1))
 			[[ $line =~ ^(not ok|ok)\ +[0-9]*\ *(-\ *)?(.*)$ ]]
 			verdict=${BASH_REMATCH[1]}
+			# where a run's time goes: a result that took 5 s or more
+			[ $((SECONDS - t_last)) -lt 5 ] ||
+				echo "# $name: $((SECONDS - t_last)) s to the next result"
+			t_last=$SECONDS
 			emit "$verdict" "$name: ${BASH_REMATCH[3]}"
 			[ "$verdict" = ok ] || bad=1
 			;;
