@@ -349,11 +349,11 @@ static void tc_exchange(int fa, int fb, const void *to_b, const void *to_a,
 	long r;
 
 	while ((got[0] < n || got[1] < n) && rt_now_ms() < until && !bad) {
+		struct pollfd pfd[2] = { { fa, POLLIN, 0 }, { fb, POLLIN, 0 } };
+
 		/* The distribution's stall (below) is a skip: seen soon enough. */
 		if (modules_are_distro() && rt_now_ms() - moved > stall)
 			break;
-		struct pollfd pfd[2] = { { fa, POLLIN, 0 }, { fb, POLLIN, 0 } };
-
 		for (d = 0; d < 2; d++) {
 			while (sent[d] < n) {
 				tc_fill(buf, d, sent[d]);
