@@ -432,6 +432,8 @@ prof_opts() {
 	dgram1m) popts=(--tests stream --dgram-sizes 1M --senders 1) ;;
 	tcp64k) popts=(--tests stream --dgram-sizes 64K --senders 1 --transport tcp) ;;
 	tcp1m) popts=(--tests stream --dgram-sizes 1M --senders 1 --transport tcp) ;;
+	tcp64kzc) popts=(--tests stream --dgram-sizes 64K --senders 1 --transport tcp --zerocopy) ;;
+	tcp1mzc) popts=(--tests stream --dgram-sizes 1M --senders 1 --transport tcp --zerocopy) ;;
 	dgram64kzc|dgram1mzc)
 		# the distribution has MSG_ZEROCOPY on its TCP transport only
 		[ "$1" != distro ] || return 1

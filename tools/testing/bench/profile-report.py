@@ -75,6 +75,8 @@ POINT_NAMES = {
     "dgram1mzc": "1 MiB datagram, MSG_ZEROCOPY",
     "tcp64k": "64 KiB datagram over TCP, one sender",
     "tcp1m": "1 MiB datagram over TCP, one sender",
+    "tcp64kzc": "64 KiB datagram over TCP, MSG_ZEROCOPY",
+    "tcp1mzc": "1 MiB datagram over TCP, MSG_ZEROCOPY",
     "getmr": "RDS_GET_MR + RDS_FREE_MR, 4 KiB",
 }
 # The payload of one operation of the datagram points: the summary gives
@@ -82,7 +84,7 @@ POINT_NAMES = {
 POINT_BYTES = {
     "dgram64k": 65536, "dgram1m": 1 << 20,
     "dgram64kzc": 65536, "dgram1mzc": 1 << 20, "tcp64k": 65536,
-    "tcp1m": 1 << 20,
+    "tcp1m": 1 << 20, "tcp64kzc": 65536, "tcp1mzc": 1 << 20,
 }
 # The distribution's RDS functions that register and release the key of
 # its MAP cycle (rds_rdma's fast registration and the core's MR code):
@@ -374,12 +376,16 @@ def per_byte(data, points):
     for p in dgram:
         if not p.endswith("zc") or p[:-2] not in dgram:
             continue
-        zc = both_sides(data, p, "ours", "total")
-        cp = both_sides(data, p[:-2], "ours", "total")
-        out.append(f"  ours, whole guest, {POINT_NAMES[p][:-14]}"
-                   f" MSG_ZEROCOPY / copied: {ratio(zc, cp)}")
-    out.append("  the distribution refuses MSG_ZEROCOPY over IB: no distro"
-               " figure for the MSG_ZEROCOPY points")
+        for mset in ("ours", "distro"):
+            zc = both_sides(data, p, mset, "total")
+            cp = both_sides(data, p[:-2], mset, "total")
+            if zc is None or cp is None:
+                continue
+            out.append(f"  {mset}, whole guest, {POINT_NAMES[p][:-14]}"
+                       f" MSG_ZEROCOPY / copied: {ratio(zc, cp)}")
+    if any(p in dgram for p in ("dgram64kzc", "dgram1mzc")):
+        out.append("  the distribution refuses MSG_ZEROCOPY over IB: no"
+                   " distro figure for those MSG_ZEROCOPY points")
     return out
 
 
