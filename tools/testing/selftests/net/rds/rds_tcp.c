@@ -894,9 +894,51 @@ static int tc_raw_settle(const int *fd, int n, int ms)
 	return ended;
 }
 
+/*
+ * Wait up to @ms until rdstcp_a holds no socket of an earlier connection
+ * from @from to @to (TIME-WAIT aside).  Return: whether it held none.
+ *
+ * A node tears a pair's connection down in its own time after the raw
+ * peer closed it (the previous case's), and the distribution takes a new
+ * connection of the pair only once the old one is down: it resets one
+ * that comes sooner (tcp_listen.c: only a path that is down accepts).
+ * Its socket goes last, when the raw peer acknowledged its FIN.
+ */
+static int tc_raw_pair_gone(const char *from, const char *to, int ms)
+{
+	long long until = rt_now_ms() + ms;
+	char cmd[320];
+	int n;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd),
+		 "ip netns exec %s ss -Htn state established state syn-recv state fin-wait-1 state fin-wait-2 state close-wait state last-ack state closing 'src %s and sport = :%d and dst %s' | wc -l",
+		 NS_A, to, TCP_PORT, from);
+	for (;;) {
+		n = -1;
+		p = popen(cmd, "r");
+		if (p) {
+			if (fscanf(p, "%d", &n) != 1)
+				n = -1;
+			pclose(p);
+		}
+		if (!n)
+			return 1;
+		if (rt_now_ms() >= until)
+			return 0;
+		rt_sleep_ms(100);
+	}
+}
+
 static int tc_raw(const char *from, const char *to)
 {
-	int fd = tc_raw_try(from, to), err = errno;
+	int fd, err;
+
+	if (!tc_raw_pair_gone(from, to, rt_scaled_ms(5000)))
+		tc_sh("ip netns exec %s ss -tanoi 'src %s and sport = :%d and dst %s' | sed 's/^/# A still: /'",
+		      NS_A, to, TCP_PORT, from);
+	fd = tc_raw_try(from, to);
+	err = errno;
 
 	if (fd < 0) {
 		/* What each end saw of the handshake, for the next time. */
@@ -932,6 +974,37 @@ static int tc_raw_closed(int fd, int ms)
 			return 1;
 	} while (rt_now_ms() < until);
 	return 0;
+}
+
+/*
+ * End the raw connections @fd[0..@n) as a peer that is done does: a FIN,
+ * then what the node still sends read and dropped until it closed its
+ * end too, 5 s at most in all.  A close() with data not read would send
+ * one reset instead, which the lossy link loses one time in ten: the
+ * node would keep its end until keepalive found out, and refuse the
+ * pair's next connection meanwhile (tc_raw_pair_gone()).
+ */
+static void tc_raw_close_n(int *fd, int n)
+{
+	long long until = rt_now_ms() + rt_scaled_ms(5000), left;
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (fd[i] >= 0)
+			shutdown(fd[i], SHUT_WR);
+	for (i = 0; i < n; i++) {
+		if (fd[i] < 0)
+			continue;
+		left = until - rt_now_ms();
+		tc_raw_closed(fd[i], left > 0 ? (int)left : 0);
+		close(fd[i]);
+		fd[i] = -1;
+	}
+}
+
+static void tc_raw_close(int fd)
+{
+	tc_raw_close_n(&fd, 1);
 }
 
 /* One datagram for @fa, read with @flags into @len bytes. */
@@ -1029,7 +1102,7 @@ static void test_hostile_length(void)
 		tc_sh("ip netns exec " NS_B " ss -tanoi 'dport = :%d' | sed 's/^/# B /'",
 		      TCP_PORT);
 	}
-	close(fd);
+	tc_raw_close(fd);
 }
 
 /*
@@ -1059,7 +1132,7 @@ static void test_hostile_csum(void)
 	ASSERT_EQ(write(fd, msg, 48), 48);
 	EXPECT_TRUE(tc_raw_closed(fd, rt_scaled_ms(10000)), "%s",
 		    "a header with a bad checksum did not close the connection");
-	close(fd);
+	tc_raw_close(fd);
 	tc_honest(10, 20);
 }
 
@@ -1107,7 +1180,7 @@ static void test_tiny_segments(void)
 	EXPECT_TRUE(r == 48 && !memcmp(got, want, r),
 		    "the 48-byte datagram behind it: %ld bytes, %s", r,
 		    r == 48 ? "other bytes" : "");
-	close(fd);
+	tc_raw_close(fd);
 	close(fa);
 }
 
@@ -1177,8 +1250,7 @@ static void test_hostile_stall(void)
 		    "a message sent a byte every 200 ms kept its connection 20 s");
 	rt_diag("reset after %lld ms (stalled header), %lld ms (slowloris)",
 		closed[0], closed[1]);
-	close(fd[0]);
-	close(fd[1]);
+	tc_raw_close_n(fd, 2);
 	tc_honest(11, 20);
 }
 
@@ -1352,7 +1424,8 @@ static void test_tiny_bound(void)
 	fd = tc_raw(B4, A4_2);
 	tc_raw_mss = 0;
 	rt_sleep_ms(500);	/* the node's congestion map, read below */
-	tc_raw_closed(fd, 100);
+	ASSERT_TRUE(!tc_raw_closed(fd, 100), "%s",
+		    "the node closed the new connection at once");
 	used0 = rt_mem_used_kib(&slab0);
 	segs = tc_tcp_stat(NS_A, "snmp", "Tcp", "InSegs");
 	tc_hdr(hdr, 1, 1 << 20, 0);
@@ -1388,7 +1461,7 @@ static void test_tiny_bound(void)
 		    "the node grew by %lld KiB for %d KiB of a message (bound %lld)",
 		    grown, TINY_SENT / 1024,
 		    (long long)TINY_BOUND_KIB * rt_mem_scale());
-	close(fd);
+	tc_raw_close(fd);
 	close(fa);
 }
 
@@ -1503,9 +1576,7 @@ static void test_hostile_flood(void)
 		    "conn_refused_limit grew by %lld, %d taken, of %lld established",
 		    grew, kept, opens);
 	tc_honest(12, 50);
-	for (i = 0; i < FLOOD_N; i++)
-		if (fd[i] >= 0)
-			close(fd[i]);
+	tc_raw_close_n(fd, FLOOD_N);
 	knob_set("conn_max", old_max, NULL);
 	knob_set("conn_reap_ms", old_reap, NULL);
 	knob_set("conn_idle_ms", old_idle, NULL);
@@ -2108,7 +2179,7 @@ static void test_drain_held(void)
 	      NETEM);
 	tc_sh("ip netns exec %s tc qdisc change dev rdstcp1 root %s", NS_B,
 	      NETEM);
-	close(fd);
+	tc_raw_close(fd);
 	close(fa);
 	close(cfd);
 }

@@ -487,6 +487,11 @@ static inline int rt_options(int argc, char **argv,
 	return 0;
 }
 
+static inline void rt_on_sigpipe(int sig)
+{
+	(void)sig;
+}
+
 /*
  * Run the cases (all of them, or those whose names are in only[], a NULL
  * terminated list), print the plan first and totals last, and return the
@@ -503,6 +508,13 @@ static inline int rt_run(const struct rt_case *cases, int ncases,
 		printf("Bail out! mmap: %s\n", rt_errname(errno));
 		return RT_EXIT_FAIL;
 	}
+
+	/*
+	 * A write to a connection the other end closed fails with EPIPE,
+	 * which the case reports where it happened, instead of killing it.
+	 * A handler, not SIG_IGN: the commands a case runs get the default.
+	 */
+	signal(SIGPIPE, rt_on_sigpipe);
 
 	for (i = 0; i < ncases; i++)
 		n += rt_wanted(&cases[i], only);
