@@ -896,7 +896,7 @@ static int tc_raw_settle(const int *fd, int n, int ms)
 
 /*
  * Wait up to @ms until rdstcp_a holds no socket of an earlier connection
- * from @from to @to (TIME-WAIT aside).  Return: whether it held none.
+ * from @from to @to (TIME-WAIT aside); show those it still holds then.
  *
  * A node tears a pair's connection down in its own time after the raw
  * peer closed it (the previous case's), and the distribution takes a new
@@ -904,16 +904,18 @@ static int tc_raw_settle(const int *fd, int n, int ms)
  * that comes sooner (tcp_listen.c: only a path that is down accepts).
  * Its socket goes last, when the raw peer acknowledged its FIN.
  */
-static int tc_raw_pair_gone(const char *from, const char *to, int ms)
+static void tc_raw_pair_gone(const char *from, const char *to, int ms)
 {
 	long long until = rt_now_ms() + ms;
-	char cmd[320];
+	char filter[96], cmd[320];
 	int n;
 	FILE *p;
 
+	snprintf(filter, sizeof(filter), "'src %s and sport = :%d and dst %s'",
+		 to, TCP_PORT, from);
 	snprintf(cmd, sizeof(cmd),
-		 "ip netns exec %s ss -Htn state established state syn-recv state fin-wait-1 state fin-wait-2 state close-wait state last-ack state closing 'src %s and sport = :%d and dst %s' | wc -l",
-		 NS_A, to, TCP_PORT, from);
+		 "ip netns exec %s ss -Htn state established state syn-recv state fin-wait-1 state fin-wait-2 state close-wait state last-ack state closing %s | wc -l",
+		 NS_A, filter);
 	for (;;) {
 		n = -1;
 		p = popen(cmd, "r");
@@ -923,20 +925,20 @@ static int tc_raw_pair_gone(const char *from, const char *to, int ms)
 			pclose(p);
 		}
 		if (!n)
-			return 1;
+			return;
 		if (rt_now_ms() >= until)
-			return 0;
+			break;
 		rt_sleep_ms(100);
 	}
+	tc_sh("ip netns exec %s ss -tanoi %s | sed 's/^/# A still: /'", NS_A,
+	      filter);
 }
 
 static int tc_raw(const char *from, const char *to)
 {
 	int fd, err;
 
-	if (!tc_raw_pair_gone(from, to, rt_scaled_ms(5000)))
-		tc_sh("ip netns exec %s ss -tanoi 'src %s and sport = :%d and dst %s' | sed 's/^/# A still: /'",
-		      NS_A, to, TCP_PORT, from);
+	tc_raw_pair_gone(from, to, rt_scaled_ms(5000));
 	fd = tc_raw_try(from, to);
 	err = errno;
 
