@@ -59,8 +59,13 @@ if [ ${#missing[@]} -gt 0 ]; then
 		apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-# checkpatch.pl and its data files, from the newest linux-source tarball.
+# checkpatch.pl and its data files, from the newest linux-source tarball,
+# and the kernel's own RDS selftest, from the same package, into
+# build/kselftest/ (tools/testing/selftests/net/rds/kernel_selftest.sh).
+# Each unpack decompresses the whole tarball: side by side, they take
+# the time of one (some 25 s).
 tools=$top/build/tools/scripts
+unpack_pid=
 if [ ! -x "$tools/checkpatch.pl" ]; then
 	tarball=$(ls /usr/src/linux-source-*.tar.xz | sort -V | tail -n 1)
 	dir=$(basename "$tarball" .tar.xz)
@@ -68,10 +73,12 @@ if [ ! -x "$tools/checkpatch.pl" ]; then
 	echo "install-deps: unpacking checkpatch.pl from $tarball"
 	tar -xJf "$tarball" -C "$top/build/tools" --strip-components=1 \
 		"$dir/scripts/checkpatch.pl" "$dir/scripts/spelling.txt" \
-		"$dir/scripts/const_structs.checkpatch"
+		"$dir/scripts/const_structs.checkpatch" &
+	unpack_pid=$!
+fi
+"$top/tools/testing/selftests/net/rds/kernel_selftest.sh" --unpack
+if [ -n "$unpack_pid" ]; then
+	wait "$unpack_pid" || exit 1
 	chmod +x "$tools/checkpatch.pl"
 fi
-# The kernel's own RDS selftest, from the same package, into
-# build/kselftest/ (tools/testing/selftests/net/rds/kernel_selftest.sh).
-"$top/tools/testing/selftests/net/rds/kernel_selftest.sh" --unpack
 echo "install-deps: all dependencies present"
