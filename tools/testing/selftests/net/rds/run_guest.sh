@@ -104,8 +104,17 @@ else
 		run_prog abi_check 120 "$here/abi_check"
 	wanted rds_local && run_prog rds_local 480 "$here/rds_local"
 	wanted rds_ipv6 && run_prog rds_ipv6 120 "$here/rds_ipv6"
+	# Half of the fuzzer's seeds a kernel (make check's CI time): 1 and
+	# 2 on 6.1, 3 and 4 on any other, the option sweep on both; every
+	# seed when named with --only, or with --fuzz-seconds.
+	fuzz_cases=()
+	if [ -z "$only" ] && [ ${#fuzz_args[@]} -eq 0 ]; then
+		fuzz_cases=(sockopt_sweep seed_3 seed_4)
+		case $(uname -r) in 6.1.*) fuzz_cases=(sockopt_sweep seed_1 seed_2) ;; esac
+	fi
 	wanted rds_fuzz &&
-		run_prog rds_fuzz "$fuzz_limit" "$here/rds_fuzz" "${fuzz_args[@]}"
+		run_prog rds_fuzz "$fuzz_limit" "$here/rds_fuzz" "${fuzz_args[@]}" \
+			"${fuzz_cases[@]}"
 	wanted rds_mr && run_prog rds_mr 120 "$here/rds_mr"
 	wanted rds_one_host && run_prog rds_one_host 420 "$here/rds_one_host"
 	wanted rds_rdma_local &&
