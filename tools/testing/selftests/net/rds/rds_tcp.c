@@ -184,6 +184,20 @@ static int tc_sh(const char *fmt, ...)
 	return ret;
 }
 
+/* The number shell command @cmd printed first, or -1. */
+static int tc_sh_int(const char *cmd)
+{
+	FILE *p = popen(cmd, "r");
+	int n = -1;
+
+	if (!p)
+		return -1;
+	if (fscanf(p, "%d", &n) != 1)
+		n = -1;
+	pclose(p);
+	return n;
+}
+
 /*
  * Permanent neighbour entries in namespace @ns: each address of @addrs
  * (words of a shell command line) is at @mac, on @dev.
@@ -908,30 +922,20 @@ static void tc_raw_pair_gone(const char *from, const char *to, int ms)
 {
 	long long until = rt_now_ms() + ms;
 	char filter[96], cmd[320];
-	int n;
-	FILE *p;
 
 	snprintf(filter, sizeof(filter), "'src %s and sport = :%d and dst %s'",
 		 to, TCP_PORT, from);
 	snprintf(cmd, sizeof(cmd),
 		 "ip netns exec %s ss -Htn state established state syn-recv state fin-wait-1 state fin-wait-2 state close-wait state last-ack state closing %s | wc -l",
 		 NS_A, filter);
-	for (;;) {
-		n = -1;
-		p = popen(cmd, "r");
-		if (p) {
-			if (fscanf(p, "%d", &n) != 1)
-				n = -1;
-			pclose(p);
-		}
-		if (!n)
+	while (tc_sh_int(cmd)) {
+		if (rt_now_ms() >= until) {
+			tc_sh("ip netns exec %s ss -tanoi %s | sed 's/^/# A still: /'",
+			      NS_A, filter);
 			return;
-		if (rt_now_ms() >= until)
-			break;
+		}
 		rt_sleep_ms(100);
 	}
-	tc_sh("ip netns exec %s ss -tanoi %s | sed 's/^/# A still: /'", NS_A,
-	      filter);
 }
 
 static int tc_raw(const char *from, const char *to)
@@ -1471,19 +1475,11 @@ static void test_tiny_bound(void)
 static int tc_syn_recv(const char *ns)
 {
 	char cmd[160];
-	int n = -1;
-	FILE *p;
 
 	snprintf(cmd, sizeof(cmd),
 		 "ip netns exec %s ss -Htn state syn-recv 'sport = :%d' | wc -l",
 		 ns, TCP_PORT);
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	if (fscanf(p, "%d", &n) != 1)
-		n = -1;
-	pclose(p);
-	return n;
+	return tc_sh_int(cmd);
 }
 
 /*
