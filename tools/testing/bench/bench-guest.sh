@@ -430,6 +430,9 @@ prof_opts() {
 	read4k16) popts=("${rdma[@]}" --dirs read --sizes 4K --inflight 16) ;;
 	dgram64k) popts=(--tests stream --dgram-sizes 64K --senders 1) ;;
 	dgram1m) popts=(--tests stream --dgram-sizes 1M --senders 1) ;;
+	tcprtt) popts=(--tests rtt --transport tcp) ;;
+	tcp64) popts=(--tests stream --dgram-sizes 64 --senders 1 --transport tcp) ;;
+	tcp4k) popts=(--tests stream --dgram-sizes 4K --senders 1 --transport tcp) ;;
 	tcp64k) popts=(--tests stream --dgram-sizes 64K --senders 1 --transport tcp) ;;
 	tcp1m) popts=(--tests stream --dgram-sizes 1M --senders 1 --transport tcp) ;;
 	tcp64kzc) popts=(--tests stream --dgram-sizes 64K --senders 1 --transport tcp --zerocopy) ;;

@@ -28,11 +28,12 @@
 #                    MAP, 1 in flight), map4k16, read4k16 (16 in flight),
 #                    dgram64k, dgram1m (64 KiB or 1 MiB datagrams, one
 #                    sender), dgram64kzc, dgram1mzc (the same with
-#                    MSG_ZEROCOPY; ours only), tcp64k, tcp1m (64 KiB
-#                    or 1 MiB datagrams over the TCP transport, one
-#                    sender; the distribution's rds_tcp against
-#                    rds_zc_tcp: a TCP stream's batching makes it a
-#                    timing, no more steady than wall time), tcp64kzc,
+#                    MSG_ZEROCOPY; ours only), tcprtt (the 64 B round
+#                    trip over the TCP transport), tcp64, tcp4k, tcp64k,
+#                    tcp1m (64 B to 1 MiB datagrams over the TCP
+#                    transport, one sender; the distribution's rds_tcp
+#                    against rds_zc_tcp: a TCP stream's batching makes
+#                    it a timing, no more steady than wall time), tcp64kzc,
 #                    tcp1mzc (the same with MSG_ZEROCOPY, both module
 #                    sets: the distribution has it over TCP), getmr
 #                    (RDS_GET_MR + RDS_FREE_MR of 4 KiB); default
@@ -71,7 +72,7 @@ kernel=6.1
 link=hub
 out=
 sets=(ours distro verbs)
-all_points=rtt,map4k,read4k,map64k,read64k,map4k16,read4k16,dgram64k,dgram1m,dgram64kzc,dgram1mzc,tcp64k,tcp1m,tcp64kzc,tcp1mzc,getmr
+all_points=rtt,map4k,read4k,map64k,read64k,map4k16,read4k16,dgram64k,dgram1m,dgram64kzc,dgram1mzc,tcprtt,tcp64,tcp4k,tcp64k,tcp1m,tcp64kzc,tcp1mzc,getmr
 
 usage() {
 	awk 'NR > 2 && /^#/ { sub(/^# ?/, ""); print; next } NR > 2 { exit }' "$0" >&2
