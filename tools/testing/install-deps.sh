@@ -33,8 +33,8 @@ pkgs=(
 	# rds_hostile forges rdma_cm connect requests
 	librdmacm-dev libibverbs-dev
 	# make bench: the raw-verbs ceiling (ib_write_bw, ib_read_bw,
-	# ib_write_lat) and the chart
-	perftest gnuplot-nox
+	# ib_write_lat), the plain TCP stream's (iperf3) and the chart
+	perftest iperf3 gnuplot-nox
 )
 
 missing=()

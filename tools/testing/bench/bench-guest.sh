@@ -9,7 +9,12 @@
 #	one rds-zc-bench run per SET (ours or distro), in that order:
 #	node 1 runs the server, node 2 the client with -T SECS.  When the
 #	client's --tests include tcp, node 1 also runs a second server on
-#	port 18701 with --transport tcp (the TCP datagram points).  Between
+#	port 18701 with --transport tcp (the TCP datagram points), and
+#	after the client a plain TCP stream of SECS (rounded up) runs
+#	between the same addresses with iperf3 (raw_tcp_tput, MiB/s, in
+#	run-K-SET.txt with modules=tcp): the ceiling of the link for the
+#	TCP streams, measured in every run, whatever modules are loaded.
+#	Between
 #	two runs of different sets both guests unload the RDS modules they
 #	hold and load the other set (the two register PF_RDS, so a guest
 #	holds one at a time); the first SET must be the one vm-run.sh
@@ -212,6 +217,34 @@ srv_end() {
 	fi
 }
 
+# raw_tcp K: a plain TCP stream of writes of 1 MiB from node 2 to node 1
+# for SECS rounded up (iperf3 on port 18702), as a RESULT line on stdout.
+# Node 1 starts the server, for one client, before the run's client
+# starts; node 2 runs the stream once the client is done.  Nothing where
+# iperf3 is not installed.
+raw_tcp() {
+	local k=$1 out=$RESULTS/iperf3-$1.json t=${secs%.*}
+
+	command -v iperf3 > /dev/null || return 0
+	[ "$t" != "$secs" ] && t=$((t + 1))
+	[ "$t" -ge 1 ] || t=1
+	if [ "$RDS_NODE" = 1 ]; then
+		iperf3 -s -1 -B "$RDS_ADDR" -p 18702 > "$out" 2>&1 &
+		iperf_srv=$!
+		return 0
+	fi
+	iperf3 -c "$RDS_PEER_ADDR" -B "$RDS_ADDR" -p 18702 -t "$t" -l 1M -J \
+		> "$out" 2>&1
+	python3 - "$out" <<-'PY'
+	import json, sys
+	try:
+	    bps = json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"]
+	    print(f"RESULT name=raw_tcp_tput size=1048576 inflight=1 value={bps / 8 / (1 << 20):.3f} unit=MiB/s modules=tcp")
+	except (OSError, ValueError, KeyError, TypeError) as e:
+	    print(f'RESULT name=raw_tcp_tput size=1048576 inflight=1 value=error unit=MiB/s modules=tcp reason="iperf3: {e}"')
+	PY
+}
+
 # run_rds K NAME TAG [CLIENT OPTIONS...]: one rds-zc-bench run, server on
 # node 1 (and the TCP group's, over TCP on port 18701), client on node 2
 # with those options and --tag TAG.
@@ -240,8 +273,11 @@ run_rds() {
 			srv_start "$out.tcp" -p 18701 --transport tcp
 			tsrv=$srv
 		fi
+		iperf_srv=
+		[ "$tcp_group" = 0 ] || raw_tcp "$k"
 		meet "run-$k" 300
 		meet "run-$k-done" 7200
+		[ -z "$iperf_srv" ] || { kill "$iperf_srv" 2>/dev/null; wait "$iperf_srv"; }
 		[ "$msrv" = 0 ] || srv_end "$k" "$set" server "$msrv" "$out"
 		[ "$tsrv" = 0 ] || srv_end "$k" "$set" "TCP server" "$tsrv" "$out.tcp"
 	else
@@ -250,6 +286,7 @@ run_rds() {
 		"$bench" client -a "$RDS_ADDR" -s "$RDS_PEER_ADDR" -T "$secs" -t 15 \
 			"$@" --tag "$tag" > "$out" 2>&1
 		rc=$?
+		[ "$tcp_group" = 0 ] || raw_tcp "$k" >> "$out"
 		sed 's/^/# /' "$out"
 		meet "run-$k-done" 600
 		if [ "$rc" -le 1 ]; then

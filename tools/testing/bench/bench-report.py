@@ -16,7 +16,10 @@ raw-verbs phases (higher, or lower for latencies), marked with its CPU
 count.
 
 The datagram points over RDS-over-TCP (tcp_dgram_*, rds-zc-bench --tests
-tcp) are rows of the main table, ours against the distribution's.
+tcp) are rows of the main table, ours against the distribution's; their
+streams' ceiling is a plain TCP stream over the same link (iperf3, the
+raw_tcp_tput lines of the same runs, tagged modules=tcp), in the raw
+column marked "tcp".
 
 Three more sections when their phases ran: one host (RESULTS_DIR/
 onehost/guest1/run-*.txt, tagged modules= and path=local or device: the
@@ -48,9 +51,10 @@ DEPTHS = (1, 16)
 KEYS = ("map", "getmr", "reuse")
 
 
-def dgram_figures(prefix, raw_p50, raw_p99):
+def dgram_figures(prefix, raw_p50, raw_p99, raw_tput):
     """The datagram points, their names after @prefix; the round trips
-    with the raw-verbs figures @raw_p50 and @raw_p99 to compare, if any."""
+    with the raw figures @raw_p50 and @raw_p99 to compare, the streams
+    with @raw_tput, if any."""
     out = [(prefix + "dgram_rtt_p50", 64, 1, raw_p50),
            (prefix + "dgram_rtt_p99", 64, 1, raw_p99)]
     for size in (64, 4096):
@@ -58,9 +62,9 @@ def dgram_figures(prefix, raw_p50, raw_p99):
             out.append((prefix + "dgram_rate", size, senders, None))
     for size in (65536, 1 << 20):
         for senders in (1, 16):
-            out.append((prefix + "dgram_tput", size, senders, None))
+            out.append((prefix + "dgram_tput", size, senders, raw_tput))
     for size in (65536, 1 << 20):
-        out.append((prefix + "dgram_tput_zc", size, 1, None))
+        out.append((prefix + "dgram_tput_zc", size, 1, raw_tput))
     return out
 
 
@@ -76,12 +80,14 @@ def figures():
     for name in ("reg_pair", "reg_pair_inv"):
         for threads in (1, 8):
             out.append((name, 4096, threads, None))
-    out += dgram_figures("", ("raw_rtt_p50", 64, 1), ("raw_rtt_p99", 64, 1))
+    out += dgram_figures("", ("raw_rtt_p50", 64, 1), ("raw_rtt_p99", 64, 1),
+                         None)
     for size in (4096, 65536):
         for name in ("reclaim_notify", "reclaim_barrier"):
             out.append((name, size, 16, None))
-    # the datagram points again over RDS-over-TCP (--tests tcp)
-    out += dgram_figures("tcp_", None, None)
+    # the datagram points again over RDS-over-TCP (--tests tcp); the
+    # streams' ceiling: a plain TCP stream over the same link (iperf3)
+    out += dgram_figures("tcp_", None, None, ("raw_tcp_tput", 1 << 20, 1))
     return out
 
 
@@ -221,6 +227,9 @@ def load(res):
                 kv = parse_result(line)
                 if kv and kv.get("modules") in ("ours", "distro"):
                     add(kv["modules"], kv)
+                elif kv and kv.get("modules") == "tcp" and \
+                        kv["name"].startswith("raw_tcp"):
+                    add("raw-tcp", kv)
     for path in sorted(glob.glob(os.path.join(res, "verbs-smp*", "guest2",
                                               "output.txt"))):
         smp = path.split(os.sep)[-3][len("verbs-"):]
@@ -751,20 +760,23 @@ def header_lines(env):
         "the ratios measured in one run are the result.",
         "Cells: median [min-max] over the rounds; ratios of medians; "
         "unit 'us': lower is better, every other unit: higher is better.",
-        "Raw verbs: the best of the perftest phases (smpN: guests with N "
-        "CPUs), the ceiling of the same rxe link.",
+        "Raw: raw verbs, the best of the perftest phases (smpN: guests "
+        "with N CPUs), the ceiling of the same rxe link; for the TCP "
+        "streams (tcp), a plain TCP stream between the same guests "
+        "(iperf3, writes of 1 MiB) after each run's points.",
     ]
     return lines
 
 
 def make_table(rows, env, notes, extra=()):
-    head = ("figure", "unit", "ours", "distro", "raw verbs", "ours/distro",
+    head = ("figure", "unit", "ours", "distro", "raw", "ours/distro",
             "ours/raw")
     body = []
     for r in rows:
-        # a focused run (--points): only the rows it measured
+        # a focused run (--points): only the rows it measured (the TCP
+        # ceiling, measured in every TCP run, measures no row alone)
         if not (r["ours"].rounds() or r["distro"].rounds() or
-                (r["raw"] and r["raw"].rounds())):
+                (r["raw"] and r["raw"].rounds() and r["raw"].config != "tcp")):
             continue
         unit = r["unit"] + (" (lower better)" if lower_is_better(r["unit"]) else "")
         body.append((r["label"], unit, r["ours"].text(), r["distro"].text(),

@@ -54,7 +54,9 @@
 #      order ours, distro, distro, ours, ours, distro, ... so that a slow
 #      drift of the host's load weighs on both sets alike.  The guests swap
 #      modules between runs (tools/testing/bench/bench-guest.sh); if a swap
-#      fails, the runs left are made in a fresh boot per module set.
+#      fails, the runs left are made in a fresh boot per module set.  A
+#      run with the TCP points ends with a plain TCP stream between the
+#      same guests (iperf3): the TCP streams' ceiling, in every round.
 #   2. verbs-smpN: perftest's ib_write_bw, ib_read_bw and ib_write_lat
 #      over the same kind of link, with N CPUs per guest, for each N of
 #      --verbs-smp.  perftest busy-polls its completion queue, which on a
@@ -77,8 +79,9 @@
 #      RDMA resources before and after, then streams RDMA WRITEs to every
 #      other at once (bench-guest.sh scale).
 # Then tools/testing/bench/bench-report.py prints the table (median
-# [min-max] per figure: ours, distro, raw verbs, ours/distro, ours/raw; the
-# TCP datagram points among them), the one-host, live-keys and all-to-all
+# [min-max] per figure: ours, distro, raw (verbs, or the plain TCP stream
+# for the TCP streams), ours/distro, ours/raw; the TCP datagram points
+# among them), the one-host, live-keys and all-to-all
 # sections, and writes results.csv, table.txt, chart.png (gnuplot) and
 # env.txt into the results folder.
 #
