@@ -291,11 +291,16 @@ static struct rds_conn *rds_send_conn(struct rds_sock *rs,
 
 /*
  * The path a socket's messages take to a pair that agreed on several
- * (connection.h): its bound port modulo their number, so that sockets on
- * consecutive ports spread over every path.  A socket leaves the path it
- * is on only when none of its messages is queued there or waits there
- * for an ACK: what it sent before then arrives before what it sends
- * after, whichever the path.
+ * (connection.h): the sum of its bound port and the destination port
+ * modulo their number.  Both ends of a socket pair compute the same, so
+ * a request and its answer share one TCP connection, whose ACKs then
+ * ride on the data (with a path per sender, each connection carried
+ * data one way, and its receiver sent a bare ACK for every message: two
+ * segments each way where one does); sockets on consecutive ports to
+ * one destination still spread over every path.  A socket leaves the
+ * path it is on only when none of its messages is queued there or waits
+ * there for an ACK: what it sent before then arrives before what it
+ * sends after, whichever the path.
  *
  * *@connp is the path it is on when it comes from the socket's cache.
  * After a miss (the socket sent to another destination meanwhile, or
@@ -303,18 +308,18 @@ static struct rds_conn *rds_send_conn(struct rds_sock *rs,
  * it is path 0, the base, which says nothing of where the socket's
  * messages are: they may wait on its own path.  So leaving the base
  * asks the base whether it holds any of them, and leaving a path > 0
- * (only when npaths changed) waits until nothing of the socket is
- * anywhere.  Staying on the base because the socket's charge is on
+ * (for another destination port, or when npaths changed) waits until
+ * nothing of the socket is anywhere.  Staying on the base because the socket's charge is on
  * another path would put its next message before them.  Paths are made
  * by the handshake only; one not there (yet) leaves the socket where it
  * is.
  */
 static void rds_send_path(struct rds_sock *rs, struct rds_conn **connp,
-			  __be16 sport)
+			  __be16 sport, __be16 dport)
 {
 	struct rds_conn *conn = *connp, *p;
 	u8 n = READ_ONCE(conn->base->npaths);
-	u8 want = n > 1 ? ntohs(sport) % n : 0;
+	u8 want = n > 1 ? (ntohs(sport) + ntohs(dport)) % n : 0;
 	unsigned long gen;
 
 	if (conn->path == want)
@@ -357,7 +362,7 @@ static int rds_send_remote(struct rds_sock *rs, const struct rds_transport *tran
 		*connp = conn;
 	}
 	if (trans->mp_capable)
-		rds_send_path(rs, connp, sport);
+		rds_send_path(rs, connp, sport, dport);
 	conn = *connp;
 
 	/*

@@ -612,11 +612,16 @@ static void test_zcopy_v4(void)
 }
 
 /*
- * Multipath (wire 10.6): MP_SOCKS sockets in each namespace on
- * consecutive ports, so that their ports modulo 8 name every path.
+ * Multipath (wire 10.6): MP_SOCKS socket pairs, pair p on port MP_PORT_A()
+ * of rdstcp_a and MP_PORT_B() of rdstcp_b, so that the sums of their
+ * ports modulo 8, the path both ends send on, name every path: the first
+ * port goes up by one from pair to pair, the second by two (a sum that
+ * goes up by three names all 8).
  */
 #define MP_SOCKS	8
 #define MP_COUNT	150
+#define MP_PORT_A(k, p)	(PORT_A + (k) + (p))
+#define MP_PORT_B(k, p)	(PORT_B + (k) + 2 * (p))
 
 /*
  * RDS_INFO_TCP_SOCKETS rows of A4 to B4 seen from @fd (of NS_A), at
@@ -2199,8 +2204,8 @@ static void tc_mp_exchange(const int *fa, const int *fb, unsigned short k,
 	long r;
 
 	for (p = 0; p < n; p++) {
-		sin4(&to[0][p], B4, PORT_B + k + p);	/* from fa[p] */
-		sin4(&to[1][p], A4, PORT_A + k + p);	/* from fb[p] */
+		sin4(&to[0][p], B4, MP_PORT_B(k, p));	/* from fa[p] */
+		sin4(&to[1][p], A4, MP_PORT_A(k, p));	/* from fb[p] */
 	}
 	while (done < 2u * n * MP_COUNT && rt_now_ms() < until && !bad) {
 		for (d = 0; d < 2; d++)
@@ -2303,8 +2308,8 @@ static void tc_mp_quiet(int fd, struct rds_info_tcp_socket *rows)
 }
 
 /*
- * The multipath cases: MP_SOCKS sockets each side on ports k above
- * PORT_A and PORT_B; one datagram A to B on each starts the pair, whose
+ * The multipath cases: MP_SOCKS sockets each side, on MP_PORT_A(k, p)
+ * and MP_PORT_B(k, p); one datagram A to B on each starts the pair, whose
  * 8 paths come up (tc_mp_paths()); then the exchange, @mid halfway,
  * and the paths are all there again.  Between ours, with @mid NULL,
  * every path carried datagrams: each row's last_sent_nxt moved.
@@ -2318,14 +2323,14 @@ static void tc_mpath(unsigned short k, void (*mid)(void))
 
 	tc_need_setup();
 	for (p = 0; p < MP_SOCKS; p++) {
-		fa[p] = tc_socket(NS_A, A4, PORT_A + k + p, 1);
-		fb[p] = tc_socket(NS_B, B4, PORT_B + k + p, 1);
+		fa[p] = tc_socket(NS_A, A4, MP_PORT_A(k, p), 1);
+		fb[p] = tc_socket(NS_B, B4, MP_PORT_B(k, p), 1);
 		set_rcvtimeo(fb[p], rt_scaled_ms(20000));
 	}
 	for (p = 0; p < MP_SOCKS; p++) {
 		long r;
 
-		sin4(&to, B4, PORT_B + k + p);
+		sin4(&to, B4, MP_PORT_B(k, p));
 		ASSERT_SYS_OK(sendto(fa[p], &c, 1, 0, (struct sockaddr *)&to,
 				     sizeof(to)));
 		r = recv(fb[p], &c, 1, 0);
@@ -2391,7 +2396,7 @@ tc_mp_row(const struct rds_info_tcp_socket *rows, int n, int path)
  * A socket whose cache misses keeps its path: with a datagram to another
  * destination still queued (charged to the socket, never sent: nobody
  * has DEAD4), its datagrams to the pair with 8 paths go on the path its
- * port names, not on path 0, and arrive in order.  Before, a miss gave
+ * port and the destination's name, not on path 0, and arrive in order.  Before, a miss gave
  * path 0 and any charge kept the socket there: a miss after the cache's
  * generation moved (connections anywhere left the table) put the next
  * datagrams on path 0, ahead of those still unacknowledged on its own
@@ -2401,8 +2406,8 @@ static void test_mpath_dest(void)
 {
 	struct rds_info_tcp_socket before[MP_SOCKS], after[MP_SOCKS];
 	const struct rds_info_tcp_socket *b0, *a0, *bp, *ap;
-	unsigned short port = PORT_A + 64;
-	int fa, fb, nb, na, path = port % MP_SOCKS;
+	unsigned short port = PORT_A + 64, dport = PORT_B + 64;
+	int fa, fb, nb, na, path = (port + dport) % MP_SOCKS;
 	struct sockaddr_in to, dead;
 	uint32_t i, num;
 	char c = 'd';
@@ -2412,10 +2417,10 @@ static void test_mpath_dest(void)
 	if (modules_are_distro())
 		rt_skip("%s", "the distribution: the path rule checked here is ours");
 	fa = tc_socket(NS_A, A4, port, 1);
-	fb = tc_socket(NS_B, B4, PORT_B + 64, 1);
+	fb = tc_socket(NS_B, B4, dport, 1);
 	set_rcvtimeo(fb, rt_scaled_ms(20000));
-	sin4(&to, B4, PORT_B + 64);
-	sin4(&dead, DEAD4, PORT_B + 64);
+	sin4(&to, B4, dport);
+	sin4(&dead, DEAD4, dport);
 	/* The first datagram starts the pair; the second takes the path. */
 	for (i = 0; i < 2; i++) {
 		ASSERT_SYS_OK(sendto(fa, &c, 1, 0, (struct sockaddr *)&to,

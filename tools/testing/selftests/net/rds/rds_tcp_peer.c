@@ -296,10 +296,12 @@ static void test_peer_ping(void)
 #define MP_COUNT	60
 
 /*
- * Multipath: MP_SOCKS sockets on consecutive ports, so that their ports
- * modulo 8 name every path, exchange MP_COUNT numbered datagrams each
- * way per socket pair: each arrives once, in order, intact; the pair has
- * tp_paths() TCP connections before and after.
+ * Multipath: MP_SOCKS sockets on consecutive ports, each talking to the
+ * peer's socket on the same port (the sums of the two ports modulo 8
+ * name the even paths; rds_tcp mpath drives all 8), exchange MP_COUNT
+ * numbered datagrams each way per socket pair: each arrives once, in
+ * order, intact; the pair has tp_paths() TCP connections before and
+ * after.
  */
 static void test_peer_mpath(void)
 {
