@@ -309,10 +309,10 @@ static struct rds_conn *rds_send_conn(struct rds_sock *rs,
  * messages are: they may wait on its own path.  So leaving the base
  * asks the base whether it holds any of them, and leaving a path > 0
  * (for another destination port, or when npaths changed) waits until
- * nothing of the socket is anywhere.  Staying on the base because the socket's charge is on
- * another path would put its next message before them.  Paths are made
- * by the handshake only; one not there (yet) leaves the socket where it
- * is.
+ * nothing of the socket is anywhere.  Staying on the base because the
+ * socket's charge is on another path would put its next message before
+ * them.  Paths are made by the handshake only; one not there (yet)
+ * leaves the socket where it is.
  */
 static void rds_send_path(struct rds_sock *rs, struct rds_conn **connp,
 			  __be16 sport, __be16 dport)
