@@ -250,7 +250,7 @@ raw_tcp() {
 # with those options and --tag TAG.
 run_rds() {
 	local k=$1 set=$2 tag=$3 srv msrv=0 tsrv=0 rc out i
-	local main_group=1 tcp_group=0
+	local main_group=1 tcp_group=0 iperf_srv=	# raw_tcp() sets it
 
 	shift 3
 	# The TCP group (--tests tcp) needs its own server on port 18700 + 1,
@@ -273,7 +273,6 @@ run_rds() {
 			srv_start "$out.tcp" -p 18701 --transport tcp
 			tsrv=$srv
 		fi
-		iperf_srv=
 		[ "$tcp_group" = 0 ] || raw_tcp "$k"
 		meet "run-$k" 300
 		meet "run-$k-done" 7200
@@ -442,7 +441,7 @@ save_syms() {
 # bench for ours and distro, verbs-floor for verbs) in popts; fails for a
 # point SET does not measure.
 prof_opts() {
-	local rdma=(--tests rdma --keys map --inflight 1)
+	local rdma=(--tests rdma --keys map --inflight 1) size
 
 	if [ "$1" = verbs ]; then
 		case $2 in
@@ -468,12 +467,11 @@ prof_opts() {
 	dgram64k) popts=(--tests stream --dgram-sizes 64K --senders 1) ;;
 	dgram1m) popts=(--tests stream --dgram-sizes 1M --senders 1) ;;
 	tcprtt) popts=(--tests rtt --transport tcp) ;;
-	tcp64) popts=(--tests stream --dgram-sizes 64 --senders 1 --transport tcp) ;;
-	tcp4k) popts=(--tests stream --dgram-sizes 4K --senders 1 --transport tcp) ;;
-	tcp64k) popts=(--tests stream --dgram-sizes 64K --senders 1 --transport tcp) ;;
-	tcp1m) popts=(--tests stream --dgram-sizes 1M --senders 1 --transport tcp) ;;
-	tcp64kzc) popts=(--tests stream --dgram-sizes 64K --senders 1 --transport tcp --zerocopy) ;;
-	tcp1mzc) popts=(--tests stream --dgram-sizes 1M --senders 1 --transport tcp --zerocopy) ;;
+	tcp64 | tcp4k | tcp64k | tcp1m | tcp64kzc | tcp1mzc)
+		# tcpSIZE[zc]: SIZE datagrams over TCP, one sender
+		size=${2#tcp}
+		popts=(--tests stream --dgram-sizes "${size%zc}" --senders 1 --transport tcp)
+		[ "$size" = "${size%zc}" ] || popts+=(--zerocopy) ;;
 	dgram64kzc|dgram1mzc)
 		# the distribution has MSG_ZEROCOPY on its TCP transport only
 		[ "$1" != distro ] || return 1
