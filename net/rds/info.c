@@ -159,27 +159,37 @@ static void rds_info_sockets(struct rds_info_sink *s)
 	rds_sock_walk(rds_info_one_socket, s);
 }
 
+static void rds_info_one_incoming(struct rds_info_sink *s,
+				  const struct rds_sock *rs,
+				  const struct rds_incoming *inc)
+{
+	struct rds6_info_message mi;
+
+	memset(&mi, 0, sizeof(mi));
+	mi.seq = inc->msg->seq;
+	mi.len = inc->msg->len;
+	mi.laddr = inc->daddr;
+	mi.lport = inc->dport;
+	mi.faddr = inc->saddr;
+	mi.fport = inc->sport;
+	mi.tos = rs->tos;
+	rds_info_add_message(s, &mi);
+}
+
 /* Called under the socket list lock. */
 static void rds_info_one_recv_queue(struct rds_sock *rs, void *arg)
 {
 	struct rds_info_sink *s = arg;
-	struct rds6_info_message mi;
 	struct rds_incoming *inc;
 
 	if (!net_eq(sock_net(&rs->sk), s->net))
 		return;
 	spin_lock(&rs->recv_lock);
-	list_for_each_entry(inc, &rs->recv_queue, item) {
-		memset(&mi, 0, sizeof(mi));
-		mi.seq = inc->msg->seq;
-		mi.len = inc->msg->len;
-		mi.laddr = inc->daddr;
-		mi.lport = inc->dport;
-		mi.faddr = inc->saddr;
-		mi.fport = inc->sport;
-		mi.tos = rs->tos;
-		rds_info_add_message(s, &mi);
-	}
+	list_for_each_entry(inc, &rs->recv_queue, item)
+		rds_info_one_incoming(s, rs, inc);
+	/* Arrived, readable once a key they wait for is dead. */
+	list_for_each_entry(inc, &rs->recv_held, item)
+		rds_info_one_incoming(s, rs, inc);
 	spin_unlock(&rs->recv_lock);
 }
 

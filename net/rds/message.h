@@ -154,7 +154,7 @@ enum rds_rx_lat_point {
 };
 
 struct rds_incoming {
-	struct list_head item;		/* on rds_sock.recv_queue */
+	struct list_head item;		/* on rds_sock.recv_queue, recv_held */
 	struct rds_msg	*msg;		/* reference owned */
 	struct in6_addr	saddr;		/* IPv4 ones IPv4-mapped (addr.h) */
 	struct in6_addr	daddr;
@@ -166,6 +166,9 @@ struct rds_incoming {
 	u64		rdma_cookie;	/* from an RDMA_DEST extension */
 	bool		has_rdma_cookie;
 	bool		in_msg;		/* @msg's rx_inc: freed with it */
+	/* The USE_ONCE MR it released, from delivery until queued. */
+	struct rds_mr	*once_mr;
+	u32		gate;		/* its ticket on recv_held, or 0 */
 	size_t		charge;		/* its true size, for rcv_mem */
 };
 

@@ -12,11 +12,12 @@
  * with the same helpers.
  *
  * Killing a key and freeing an MR are apart: RDS_FREE_MR with
- * RDS_RDMA_INVALIDATE and close kill the key of an MR that a message on
- * its way still holds (rds_mr_kill(): the transport invalidates it, or
- * marks a registration not posted yet as never to be posted), and
- * return; the pages stay pinned and charged until the last reference
- * goes (rds_mr_put()), which only then unpins them.
+ * RDS_RDMA_INVALIDATE, a USE_ONCE release and close kill the key of an
+ * MR that a message on its way still holds (rds_mr_kill(): the
+ * transport invalidates it, or marks a registration not posted yet as
+ * never to be posted), and return; the pages stay pinned and charged
+ * until the last reference goes (rds_mr_put()), which only then unpins
+ * them.
  *
  * Local delivery (loop.c) runs operations of this host against MRs of
  * this host without a device, so it must find an MR by its key alone,
@@ -53,6 +54,7 @@
 #include "message.h"
 #include "mr.h"
 #include "rdma.h"
+#include "recv_hold.h"
 #include "sock.h"
 #include "stats.h"
 #include "trace.h"
@@ -198,6 +200,20 @@ static void rds_mr_unpin(struct rds_deferred *d)
 	sock_put(&rs->sk);
 }
 
+/*
+ * The key of a USE_ONCE MR that its ACK released is dead: the ACK may
+ * be read now, if it waits for that (recv_hold.c).  Once only: killed
+ * early (rds_mr_kill_work()), the key dies again with the last reference.
+ * The MR holds its socket.
+ */
+static void rds_mr_gate_open(struct rds_mr *mr)
+{
+	u32 ticket = READ_ONCE(mr->gate) ? xchg(&mr->gate, 0) : 0;
+
+	if (ticket)
+		rds_recv_ungate(mr->rs, ticket);
+}
+
 /**
  * rds_zc_mr_invalidated() - the transport made an MR's key unusable
  * @mr: an MR whose release started
@@ -214,6 +230,7 @@ void rds_zc_mr_invalidated(struct rds_mr *mr)
 	struct rds_sock *rs = mr->rs;
 
 	trace_rds_mr_invalidated(mr->rkey, mr->len, mr->nr_pages);
+	rds_mr_gate_open(mr);
 	atomic64_sub(mr->nr_pages, &mr->mm->pinned_vm);
 	if (atomic_dec_and_test(&rs->mr_releasing))
 		rds_mr_wake(rs);
@@ -319,6 +336,49 @@ static int rds_mr_kill(struct rds_mr *mr, bool wait)
 	if (!ret)
 		trace_rds_mr_killed(mr->rkey, mr->len, mr->nr_pages);
 	return ret;
+}
+
+/* A USE_ONCE key that a message still holds dies now, see below. */
+static void rds_mr_kill_work(struct work_struct *work)
+{
+	struct rds_mr *mr = container_of(work, struct rds_mr, kill_w);
+
+	/* No signal reaches a worker: the wait for a REG_MR ends. */
+	if (!rds_mr_kill(mr, true))
+		rds_mr_gate_open(mr);
+	rds_mr_put_start(mr);
+}
+
+/**
+ * rds_mr_release_once() - release a USE_ONCE MR, used by its ACK
+ * @mr: the MR, taken out of its socket's tree, whose reference passes
+ * @ticket: the ticket of the message that waits for the key's death
+ *	(recv_hold.c), or 0
+ *
+ * The key dies now, even when a message still holds the MR: the MAP
+ * that carried the cookie may wait for its completion or its
+ * acknowledgment, which a peer that does not answer never sends, and
+ * the key must not live on until then.  The last reference releases it
+ * without a worker, as rds_mr_put() does; a key others hold is killed
+ * on rds_mr_wq.  Either way the message with @ticket is let through
+ * when the key is dead: by rds_zc_mr_invalidated(), or once killed.
+ *
+ * Context: process or softirq, interrupts on.
+ */
+void rds_mr_release_once(struct rds_mr *mr, u32 ticket)
+{
+	WRITE_ONCE(mr->gate, ticket);
+	/*
+	 * Out of the tree and the index nobody takes a new reference, but a
+	 * local lookup that found it before (rds_mr_get_local()): then the
+	 * key dies with that operation's reference, as soon.
+	 */
+	if (refcount_read(&mr->refs) == 1) {
+		rds_mr_put(mr);
+		return;
+	}
+	INIT_WORK(&mr->kill_w, rds_mr_kill_work);
+	queue_work(rds_mr_wq, &mr->kill_w);
 }
 
 /* ------------------------------------------------- the key index */

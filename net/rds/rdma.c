@@ -326,8 +326,10 @@ int rds_rdma_cmsgs(struct rds_sock *rs, struct msghdr *msg, struct rds_msg *m,
  *
  * RDMA_DEST: the cookie goes to the reader as RDS_CMSG_RDMA_DEST.  RDMA:
  * an operation against one of our MRs has finished: its pages are synced
- * for the CPU, and a USE_ONCE MR is released now (which invalidates it).
- * An unknown rkey is ignored.
+ * for the CPU, and a USE_ONCE MR leaves the socket, in @inc->once_mr,
+ * which rds_mr_release_once() releases (and so invalidates) as soon as
+ * @inc is queued; with RDS_RDMA_INVALIDATE, readers get @inc only once
+ * the key is dead (recv_hold.c).  An unknown rkey is ignored.
  *
  * Context: any.
  */
@@ -356,8 +358,7 @@ void rds_rdma_recv_exthdr(struct rds_sock *rs, struct rds_incoming *inc)
 	else
 		mr = NULL;
 	spin_unlock_bh(&rs->mr_lock);
-	if (mr)
-		rds_mr_put(mr);
+	inc->once_mr = mr;	/* released once queued (recv.c) */
 }
 
 /**

@@ -35,6 +35,7 @@
 #include <linux/scatterlist.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
+#include <uapi/linux/rds.h>
 
 #include "defer.h"
 
@@ -77,8 +78,20 @@ struct rds_mr {
 	void		*tp;		/* the transport's registration */
 	struct rds_sock	*rs;		/* referenced until unpinned */
 	struct work_struct free_w;	/* release: invalidate */
+	struct work_struct kill_w;	/* a USE_ONCE key dies, held elsewhere */
+	/* The ticket of the message waiting for the key's death, or 0. */
+	u32		gate;
 	struct rds_deferred unpin_d;	/* then unpin (defer.h) */
 };
+
+/*
+ * Does the message that releases @mr (USE_ONCE) wait for the key's death
+ * before a reader may take it (recv_hold.c)?  With RDS_RDMA_INVALIDATE.
+ */
+static inline bool rds_mr_gates(const struct rds_mr *mr)
+{
+	return mr->flags & RDS_RDMA_INVALIDATE;
+}
 
 /*
  * An RDMA READ or WRITE (RDS_CMSG_RDMA_ARGS) or a remote atomic
@@ -135,6 +148,7 @@ struct rds_rdma_op {
 };
 
 void rds_mr_put(struct rds_mr *mr);
+void rds_mr_release_once(struct rds_mr *mr, u32 ticket);
 int rds_rdma_get_mr(struct rds_sock *rs, const struct rds_iovec *vec,
 		    u64 cookie_addr, u64 flags);
 int rds_rdma_free_mr(struct rds_sock *rs, u64 cookie, u64 flags);

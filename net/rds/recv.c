@@ -35,6 +35,7 @@
 #include "message.h"
 #include "rdma.h"
 #include "recv.h"
+#include "recv_hold.h"
 #include "sock.h"
 #include "stats.h"
 #include "trace.h"
@@ -82,13 +83,20 @@ static void rds_recv_account(struct rds_sock *rs, long payload, long mem)
 }
 
 /*
- * Queue @inc on @rs, or free it if the socket was released.
+ * Queue @inc on @rs, or free it if the socket was released.  A message
+ * that released a USE_ONCE key waiting for its death, and those behind
+ * it, are held back from readers meanwhile (recv_hold.c); the key is
+ * released once the message has its ticket.
  * Return: true if queued.
  */
 static bool rds_recv_queue(struct rds_sock *rs, struct rds_incoming *inc)
 {
-	bool queued = false;
+	struct rds_mr *mr = inc->once_mr;
+	bool gated = mr && rds_mr_gates(mr);
+	bool queued = false, ready = false;
+	u32 ticket = 0;
 
+	inc->once_mr = NULL;
 	inc->rx_lat[RDS_RX_LAT_QUEUED] = local_clock();
 	inc->charge = rds_msg_truesize(inc->msg) + sizeof(*inc);
 	spin_lock_bh(&rs->recv_lock);
@@ -96,11 +104,18 @@ static bool rds_recv_queue(struct rds_sock *rs, struct rds_incoming *inc)
 		/* Once unlocked, a reader may take @inc and free it. */
 		trace_rds_recv_queue(&inc->saddr, inc->sport, &inc->daddr,
 				     inc->dport, inc->msg->len, 0);
-		list_add_tail(&inc->item, &rs->recv_queue);
+		if (unlikely(rds_recv_must_hold(rs, gated))) {
+			ticket = rds_recv_hold(rs, inc, gated);
+		} else {
+			list_add_tail(&inc->item, &rs->recv_queue);
+			ready = true;
+		}
 		rds_recv_account(rs, inc->msg->len, inc->charge);
 		queued = true;
 	}
 	spin_unlock_bh(&rs->recv_lock);
+	if (unlikely(mr))
+		rds_mr_release_once(mr, ticket);
 
 	if (!queued) {
 		trace_rds_recv_queue(&inc->saddr, inc->sport, &inc->daddr,
@@ -110,7 +125,8 @@ static bool rds_recv_queue(struct rds_sock *rs, struct rds_incoming *inc)
 		return false;
 	}
 	rds_stat_inc(RDS_STAT_RECV_QUEUED);
-	rs->sk.sk_data_ready(&rs->sk);
+	if (ready)
+		rs->sk.sk_data_ready(&rs->sk);
 	return true;
 }
 
@@ -217,6 +233,7 @@ size_t rds_recv_purge(struct rds_sock *rs)
 	WRITE_ONCE(rs->dead, true);	/* read by connections' shutdown */
 	bytes = rs->rcv_bytes;
 	list_splice_init(&rs->recv_queue, &dropped);
+	list_splice_tail_init(&rs->recv_held, &dropped);
 	rds_recv_account(rs, -(long)rs->rcv_bytes, -(long)rs->rcv_mem);
 	spin_unlock_bh(&rs->recv_lock);
 

@@ -17,10 +17,12 @@
  *    bound_port != 0 (with READ_ONCE(), or smp_load_acquire() where
  *    they read the other fields: bind publishes the port last, with
  *    smp_store_release()).
- *  - recv_lock (bottom halves off) protects recv_queue, rcv_bytes, rcv_mem,
- *    congested, dead and notify_queue.  A connection's shutdown peeks at
- *    dead without it (READ_ONCE), to drop the messages of a closed socket.
- *  - mr_lock (bottom halves off) protects mr_tree.  It is taken by deliverers in any context.
+ *  - recv_lock (bottom halves off) protects recv_queue, recv_held,
+ *    gate_last, rcv_bytes, rcv_mem, congested, dead and notify_queue.
+ *    A connection's shutdown peeks at dead without it (READ_ONCE), to
+ *    drop the messages of a closed socket.
+ *  - mr_lock (bottom halves off) protects mr_tree.  It is taken by
+ *    deliverers in any context.
  *  - snd_lock (bottom halves off) protects snd_bytes: the charge
  *    (rds_msg_charge()) of this socket's messages queued on
  *    connections and not yet acknowledged or cancelled.  Taken from
@@ -80,8 +82,11 @@ struct rds_sock {
 	/* Under recv_lock. */
 	spinlock_t	recv_lock;
 	struct list_head recv_queue;	/* of struct rds_incoming */
-	size_t		rcv_bytes;	/* payload on recv_queue */
-	size_t		rcv_mem;	/* its true size (recv.c) */
+	/* Arrived, not readable yet: behind a dying key (recv_hold.c). */
+	struct list_head recv_held;
+	u32		gate_last;	/* the last ticket handed out */
+	size_t		rcv_bytes;	/* payload on recv_queue, recv_held */
+	size_t		rcv_mem;	/* their true size (recv.c) */
 	bool		congested;	/* our port's bit is set */
 	bool		dead;		/* released: queue nothing */
 

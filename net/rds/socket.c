@@ -107,6 +107,7 @@ static int rds_create(struct net *net, struct socket *sock, int protocol,
 	INIT_HLIST_NODE(&rs->bind_node);
 	spin_lock_init(&rs->recv_lock);
 	INIT_LIST_HEAD(&rs->recv_queue);
+	INIT_LIST_HEAD(&rs->recv_held);
 	mutex_init(&rs->recv_mutex);
 	spin_lock_init(&rs->snd_lock);
 	rds_rdma_sock_init(rs);

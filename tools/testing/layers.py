@@ -30,6 +30,7 @@ CORE_LAYERS = [
     ('message', ['message']),
     ('cong', ['cong']),
     ('defer', ['defer']),
+    ('recv_hold', ['recv_hold']),
     ('rdma', ['rdma', 'mr', 'rdma_op', 'op_barrier']),
     ('zcopy', ['zcopy']),
     ('connection', ['connection', 'conn_state', 'conn_send', 'conn_recv',

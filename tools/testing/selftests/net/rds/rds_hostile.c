@@ -65,6 +65,11 @@
  *  free_unacked: RDS_FREE_MR with RDS_RDMA_INVALIDATE of the key of such
  *	a message returns at once and kills the key, although the message
  *	still holds the MR (the peer read with it before, it cannot after).
+ *  use_once_unacked: the key of such a message is USE_ONCE and
+ *	INVALIDATE, and the peer sends the ACK of its READ (an RDMA
+ *	extension naming the key): node 1's reader gets it although the
+ *	message still holds the MR, and by then the key is dead (the
+ *	peer's next READ fails).
  *  kill_stalled: RDMA_MAP messages stalled for credits, node 1's link
  *	down, the process that owns them killed: it is gone within
  *	seconds (it sat in D state until the link came back).  Skipped on
@@ -146,6 +151,7 @@ static const struct rt_case cases[] = {
 	RT_CASE(bad_ack, 180),
 	RT_CASE(close_unacked, 180),
 	RT_CASE(free_unacked, 180),
+	RT_CASE(use_once_unacked, 180),
 	RT_CASE(kill_stalled, 240),
 	RT_CASE(flood_zero, 300),
 	RT_CASE(flood_one, 300),

@@ -232,6 +232,7 @@ void test_bad_ack(void);
 void test_bad_exthdr(void);
 void test_close_unacked(void);
 void test_free_unacked(void);
+void test_use_once_unacked(void);
 void test_kill_stalled(void);
 
 /* rds_hostile_flood.c */

@@ -43,13 +43,18 @@ static uint64_t owner_register(int fd, unsigned char *r)
 	return cookie;
 }
 
-/* Node 1: send a message to @to that registers @r (OWNER_LEN) by MAP. */
-static uint64_t map_send(int fd, struct sockaddr_in *to, unsigned char *r)
+/*
+ * Node 1: send a message to @to that registers @r (OWNER_LEN) by MAP,
+ * with RDS_RDMA_* @flags.
+ */
+static uint64_t map_send(int fd, struct sockaddr_in *to, unsigned char *r,
+			 uint64_t flags)
 {
 	uint64_t cookie = 0;
 	struct rds_get_mr_args args = {
 		.vec = { (uintptr_t)r, OWNER_LEN },
 		.cookie_addr = (uintptr_t)&cookie,
+		.flags = flags,
 	};
 	char note[] = "a key, never acknowledged";
 
@@ -305,14 +310,16 @@ void test_bad_exthdr(void)
 }
 
 /*
- * The start of close_unacked and free_unacked: node 1 sends an RDMA_MAP
- * message of a fresh region from socket *@s to the verbs peer, which
- * takes it and never acknowledges it, and whose RDMA READ with the key
- * must then work (@before names the step that follows, for the message).
+ * The start of close_unacked, free_unacked and use_once_unacked: node 1
+ * sends an RDMA_MAP message (RDS_RDMA_* @flags) of a fresh region from
+ * socket *@s to the verbs peer, which takes it and never acknowledges
+ * it, and whose RDMA READ with the key must then work (@before names the
+ * step that follows, for the message).
  * Return: the cookie, on both nodes.
  */
 static uint64_t unacked_map(struct hcase *hc, struct hp *h, int *s,
-			    unsigned char **region, const char *before)
+			    unsigned char **region, const char *before,
+			    uint64_t flags)
 {
 	struct sockaddr_in to = peer_port(P_INIT);
 	uint64_t cookie, seqs[4];
@@ -333,7 +340,7 @@ static uint64_t unacked_map(struct hcase *hc, struct hp *h, int *s,
 	}
 	sync_peer("up");
 	if (node == 1) {
-		cookie = map_send(*s, &to, *region);
+		cookie = map_send(*s, &to, *region, flags);
 		EXPECT_EQ(unacked_wait(hc->cfd, P_S1, 1, DOWN_MS), 1);
 		tell_peer((long)cookie);
 	} else {
@@ -392,7 +399,7 @@ void test_close_unacked(void)
 	struct hcase hc;
 	struct hp h;
 
-	cookie = unacked_map(&hc, &h, &s, &region, "close");
+	cookie = unacked_map(&hc, &h, &s, &region, "close", 0);
 	if (node == 1) {
 		t0 = rt_now_ms();
 		close(s);
@@ -409,6 +416,51 @@ void test_close_unacked(void)
 	hc_end(&hc, -1);
 	if (node == 1 && distro_victim() && st == IBV_WC_SUCCESS)
 		rt_skip("distribution: a closed socket's key still opens its memory");
+}
+
+/*
+ * use_once_unacked: node 1 sends an RDMA_MAP message of a key with
+ * RDS_RDMA_USE_ONCE and RDS_RDMA_INVALIDATE to a verbs peer that takes it
+ * and never acknowledges it; the peer reads with the key, then sends the
+ * ACK of its READ: a message whose RDMA extension names the key.  That
+ * releases the key, and with RDS_RDMA_INVALIDATE node 1's reader gets
+ * the ACK only once the key is dead.  The RDMA_MAP message still holds
+ * the MR, and its peer never lets it go: node 1 must kill the key rather
+ * than wait for the message, so the ACK must arrive (within the
+ * socket's receive timeout), the message must still be there, and the
+ * key must be dead: the peer's next READ fails.
+ */
+void test_use_once_unacked(void)
+{
+	unsigned char *region = NULL;
+	struct rds_wire_hdr hdr;
+	uint64_t cookie;
+	int s = -1, st;
+	struct hcase hc;
+	struct hp h;
+
+	cookie = unacked_map(&hc, &h, &s, &region, "its ACK",
+			     RDS_RDMA_USE_ONCE | RDS_RDMA_INVALIDATE);
+	if (node == 2) {
+		hp_hdr(&h, &hdr, 0, 0, 0, 0, NULL);
+		rds_wire_ext_rdma(&hdr, 0, (uint32_t)cookie);
+		hp_msg(&h, 1, 10, P_S1, 0, hdr.ext);
+		EXPECT_TRUE(!hp_flush(&h, DOWN_MS), "sends: status %d", h.err);
+	} else {
+		expect_hostile(s, 1, 10, 0, 0);
+		EXPECT_EQ(unacked(hc.cfd, P_S1), 1);
+	}
+	sync_peer("ACK read");
+	st = unacked_read_after(&h, cookie, "used-up");
+	if (node == 1) {
+		close(s);
+		munmap(region, OWNER_LEN);
+	}
+	hc_middle(&hc);
+	hc_end(&hc, -1);
+	if (node == 1 && distro_victim() && st == IBV_WC_SUCCESS)
+		rt_skip("%s",
+			"distribution: a used-up key whose RDMA_MAP message is not acknowledged still opens its memory");
 }
 
 static void on_alarm(int sig)
@@ -439,7 +491,7 @@ void test_free_unacked(void)
 	struct hcase hc;
 	struct hp h;
 
-	cookie = unacked_map(&hc, &h, &s, &region, "RDS_FREE_MR");
+	cookie = unacked_map(&hc, &h, &s, &region, "RDS_FREE_MR", 0);
 	if (node == 1) {
 		/* A signal ends a wait that would last for ever. */
 		sigaction(SIGALRM, &sa, &old);
@@ -599,7 +651,7 @@ void test_kill_stalled(void)
 			if (r == MAP_FAILED)
 				_exit(1);
 			for (i = 0; i < KILL_MAPS; i++)
-				map_send(s, &to, r + i * OWNER_LEN);
+				map_send(s, &to, r + i * OWNER_LEN, 0);
 			if (write(pfd[1], "s", 1) != 1)
 				_exit(1);
 			for (;;)

@@ -212,10 +212,84 @@ void rdma_sizes(int owner)
 	pair_end(&p);
 }
 
+#define TRACING "/sys/kernel/tracing"
+
+/*
+ * Our module's events of a key's death and of reads, traced with the
+ * global clock, so that the lines of the trace are in the order of the
+ * events on every CPU.
+ */
+static void once_trace_start(void)
+{
+	ASSERT_TRUE(!system("t=" TRACING "; "
+			    "[ -d $t/events ] || mount -t tracefs nodev $t; "
+			    "echo global > $t/trace_clock || exit 1; "
+			    "echo > $t/trace; "
+			    "for e in rds_mr_invalidated rds_mr_killed rds_recv_read; "
+			    "do echo 1 > $t/events/rds_zc/$e/enable || exit 1; done"),
+		    "tracing rds_zc's events could not be set up in %s", TRACING);
+}
+
+/*
+ * The trace says that key @rkey died before the socket bound to @fd read
+ * a message of @len bytes.  Tracing stops, back to the local clock.
+ */
+static void once_trace_check(int fd, uint32_t rkey, size_t len)
+{
+	char dead1[64], dead2[64], rd[128], line[512], a[INET6_ADDRSTRLEN];
+	union rds_sa me;
+	socklen_t sl = sizeof(me);
+	long n = 0, dead = 0, read = 0;
+	const char *how = "never";
+	FILE *f;
+
+	ASSERT_SYS_OK(getsockname(fd, &me.sa, &sl));
+	if (me.sa.sa_family == AF_INET6) {
+		inet_ntop(AF_INET6, &me.sin6.sin6_addr, a, sizeof(a));
+		snprintf(rd, sizeof(rd), " -> [%s]:%u len=%zu ", a,
+			 ntohs(me.sin6.sin6_port), len);
+	} else {
+		inet_ntop(AF_INET, &me.sin.sin_addr, a, sizeof(a));
+		snprintf(rd, sizeof(rd), " -> %s:%u len=%zu ", a,
+			 ntohs(me.sin.sin_port), len);
+	}
+	snprintf(dead1, sizeof(dead1), "rds_mr_invalidated: rkey=%#x ", rkey);
+	snprintf(dead2, sizeof(dead2), "rds_mr_killed: rkey=%#x ", rkey);
+	f = fopen(TRACING "/trace", "r");
+	ASSERT_TRUE(f, "%s/trace: %s", TRACING, rt_errname(errno));
+	while (fgets(line, sizeof(line), f)) {
+		n++;
+		if (!dead && (strstr(line, dead1) || strstr(line, dead2))) {
+			dead = n;
+			how = strstr(line, dead1) ? "invalidated" : "killed";
+		}
+		if (!read && strstr(line, "rds_recv_read: ") && strstr(line, rd))
+			read = n;
+	}
+	fclose(f);
+	EXPECT_TRUE(!system("t=" TRACING "; "
+			    "for e in rds_mr_invalidated rds_mr_killed rds_recv_read; "
+			    "do echo 0 > $t/events/rds_zc/$e/enable; done; "
+			    "echo local > $t/trace_clock"),
+		    "tracing could not be stopped");
+	ASSERT_TRUE(read, "no read of%s traced", rd);
+	rt_diag("key %#x %s at line %ld of the trace, the ACK read at line %ld",
+		rkey, how, dead, read);
+	EXPECT_TRUE(dead && dead < read,
+		    "key %#x died at line %ld of the trace, after the ACK was read (line %ld)",
+		    rkey, dead, read);
+}
+
 /*
  * USE_ONCE with INVALIDATE: the ACK releases the MR, so FREE_MR does not
  * find it (EINVAL) and a second RDMA with the cookie fails with
  * REMOTE_ERROR.  That is right, and our module as owner must do it.
+ * It holds the ACK back from the reader until the key is dead, so that
+ * the second RDMA fails however soon the peer sends it: the trace shows
+ * the key's death before the read.  Twice: with the registration on the
+ * registration QP, and with it chained in front of the request on the
+ * connection's QP, where that message may still hold the MR when the
+ * ACK comes (its key is then killed, not released).
  *
  * The distribution as owner frees a use-once MR when the ACK arrives,
  * but in its receive path (in interrupt context), where it only queues
@@ -237,9 +311,24 @@ void use_once(int owner)
 	struct region r;
 	struct pair p;
 	uint64_t cookie;
-	int status, late;
+	int status, late, chain, old;
 
 	pair_start(&p, owner);
+	if (!distro(owner) && !one_host()) {
+		for (chain = -1; chain <= 1; chain += 2) {
+			if (!p.owner) {
+				rdma_cycle_keep(&p, &op, 10 + chain, NULL);
+				continue;
+			}
+			old = chain_reg_mr(chain);
+			ASSERT_TRUE(old != -2, "%s could not be set", CHAIN_PARAM);
+			once_trace_start();
+			cookie = rdma_cycle_keep(&p, &op, 10 + chain, NULL);
+			once_trace_check(p.fd, (uint32_t)cookie,
+					 sizeof(struct kmsg));
+			chain_reg_mr(old);
+		}
+	}
 	cookie = rdma_cycle_keep(&p, &op, 1, &r);
 	if (p.owner) {
 		status = fail_owner(&p, &r, NULL, 0, 100, 2, distro(node));
