@@ -326,10 +326,10 @@ int rds_rdma_cmsgs(struct rds_sock *rs, struct msghdr *msg, struct rds_msg *m,
  *
  * RDMA_DEST: the cookie goes to the reader as RDS_CMSG_RDMA_DEST.  RDMA:
  * an operation against one of our MRs has finished: its pages are synced
- * for the CPU, and a USE_ONCE MR leaves the socket, in @inc->once_mr,
- * which rds_mr_release_once() releases (and so invalidates) as soon as
- * @inc is queued; with RDS_RDMA_INVALIDATE, readers get @inc only once
- * the key is dead (recv_hold.c).  An unknown rkey is ignored.
+ * for the CPU, and a USE_ONCE MR leaves the socket and is released
+ * (which invalidates it): now, or with RDS_RDMA_INVALIDATE once @inc is
+ * queued, which then waits for the key's death before readers get it
+ * (@inc->once_mr, recv_hold.c).  An unknown rkey is ignored.
  *
  * Context: any.
  */
@@ -358,7 +358,12 @@ void rds_rdma_recv_exthdr(struct rds_sock *rs, struct rds_incoming *inc)
 	else
 		mr = NULL;
 	spin_unlock_bh(&rs->mr_lock);
-	inc->once_mr = mr;	/* released once queued (recv.c) */
+	if (!mr)
+		return;
+	if (rds_mr_gates(mr))
+		inc->once_mr = mr;	/* released once queued (recv.c) */
+	else
+		rds_mr_release_once(mr, 0);
 }
 
 /**

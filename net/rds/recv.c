@@ -84,19 +84,21 @@ static void rds_recv_account(struct rds_sock *rs, long payload, long mem)
 
 /*
  * Queue @inc on @rs, or free it if the socket was released.  A message
- * that released a USE_ONCE key waiting for its death, and those behind
- * it, are held back from readers meanwhile (recv_hold.c); the key is
- * released once the message has its ticket.
+ * that released a USE_ONCE key with RDS_RDMA_INVALIDATE (@mr), and those
+ * behind it, are held back from readers until the key is dead
+ * (recv_hold.c); the key is released once the message has its ticket.
+ * Inlined twice: with @mr NULL for the usual message, which then only
+ * tests that nothing is held, and out of line for one that released a
+ * key.
  * Return: true if queued.
  */
-static bool rds_recv_queue(struct rds_sock *rs, struct rds_incoming *inc)
+static __always_inline bool __rds_recv_queue(struct rds_sock *rs,
+					     struct rds_incoming *inc,
+					     struct rds_mr *mr)
 {
-	struct rds_mr *mr = inc->once_mr;
-	bool gated = mr && rds_mr_gates(mr);
-	bool queued = false, ready = false;
+	bool queued = false, held = false;
 	u32 ticket = 0;
 
-	inc->once_mr = NULL;
 	inc->rx_lat[RDS_RX_LAT_QUEUED] = local_clock();
 	inc->charge = rds_msg_truesize(inc->msg) + sizeof(*inc);
 	spin_lock_bh(&rs->recv_lock);
@@ -104,17 +106,17 @@ static bool rds_recv_queue(struct rds_sock *rs, struct rds_incoming *inc)
 		/* Once unlocked, a reader may take @inc and free it. */
 		trace_rds_recv_queue(&inc->saddr, inc->sport, &inc->daddr,
 				     inc->dport, inc->msg->len, 0);
-		if (unlikely(rds_recv_must_hold(rs, gated))) {
-			ticket = rds_recv_hold(rs, inc, gated);
+		if (unlikely(mr || !list_empty(&rs->recv_held))) {
+			ticket = rds_recv_hold(rs, inc, mr);
+			held = true;
 		} else {
 			list_add_tail(&inc->item, &rs->recv_queue);
-			ready = true;
 		}
 		rds_recv_account(rs, inc->msg->len, inc->charge);
 		queued = true;
 	}
 	spin_unlock_bh(&rs->recv_lock);
-	if (unlikely(mr))
+	if (mr)
 		rds_mr_release_once(mr, ticket);
 
 	if (!queued) {
@@ -125,9 +127,25 @@ static bool rds_recv_queue(struct rds_sock *rs, struct rds_incoming *inc)
 		return false;
 	}
 	rds_stat_inc(RDS_STAT_RECV_QUEUED);
-	if (ready)
+	if (likely(!held))
 		rs->sk.sk_data_ready(&rs->sk);
 	return true;
+}
+
+static noinline bool rds_recv_queue_once(struct rds_sock *rs,
+					 struct rds_incoming *inc)
+{
+	struct rds_mr *mr = inc->once_mr;
+
+	inc->once_mr = NULL;
+	return __rds_recv_queue(rs, inc, mr);
+}
+
+static bool rds_recv_queue(struct rds_sock *rs, struct rds_incoming *inc)
+{
+	if (unlikely(inc->once_mr))
+		return rds_recv_queue_once(rs, inc);
+	return __rds_recv_queue(rs, inc, NULL);
 }
 
 /*

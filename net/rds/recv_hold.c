@@ -33,7 +33,8 @@
  * rds_recv_hold() - hold a message back from readers
  * @rs: its socket, not dead
  * @inc: the message, charged to @rs
- * @gated: it waits for a key itself, not only behind another message
+ * @gated: it waits for a key itself, else only behind the messages held
+ *	already
  *
  * Context: caller holds recv_lock.
  * Return: the message's ticket, or 0 when it is not @gated.

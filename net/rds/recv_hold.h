@@ -6,21 +6,10 @@
 #ifndef _RDS_ZC_RECV_HOLD_H
 #define _RDS_ZC_RECV_HOLD_H
 
-#include <linux/list.h>
 #include <linux/types.h>
 
 #include "message.h"
 #include "sock.h"
-
-/*
- * Must @inc wait on recv_held: does it wait for a key itself (@gated),
- * or is any message of the socket held already?  Caller holds recv_lock.
- */
-static inline bool rds_recv_must_hold(const struct rds_sock *rs,
-				      bool gated)
-{
-	return gated || !list_empty(&rs->recv_held);
-}
 
 u32 rds_recv_hold(struct rds_sock *rs, struct rds_incoming *inc,
 		  bool gated);
