@@ -381,6 +381,30 @@ static int unacked_read_after(struct hp *h, uint64_t cookie,
 }
 
 /*
+ * The end of free_unacked and use_once_unacked, once node 1 let go of the
+ * key its socket @s still has a message for (@what the key is now, after
+ * the step @step): node 2's READ with it must fail, the socket closes and
+ * node 1 must be back where it was.
+ * Return: on node 1, whether the distribution's key still read.
+ */
+static int unacked_finish(struct hcase *hc, struct hp *h, int s,
+			  unsigned char *region, uint64_t cookie,
+			  const char *step, const char *what)
+{
+	int st;
+
+	sync_peer(step);
+	st = unacked_read_after(h, cookie, what);
+	if (node == 1) {
+		close(s);
+		munmap(region, OWNER_LEN);
+	}
+	hc_middle(hc);
+	hc_end(hc, -1);
+	return node == 1 && distro_victim() && st == IBV_WC_SUCCESS;
+}
+
+/*
  * close_unacked: node 1 sends an RDMA_MAP message to a verbs peer that
  * takes it and never acknowledges it, then closes the socket.  close()
  * must return at once (it waited for the ACK that frees the message's
@@ -435,7 +459,7 @@ void test_use_once_unacked(void)
 	unsigned char *region = NULL;
 	struct rds_wire_hdr hdr;
 	uint64_t cookie;
-	int s = -1, st;
+	int s = -1;
 	struct hcase hc;
 	struct hp h;
 
@@ -450,15 +474,7 @@ void test_use_once_unacked(void)
 		expect_hostile(s, 1, 10, 0, 0);
 		EXPECT_EQ(unacked(hc.cfd, P_S1), 1);
 	}
-	sync_peer("ACK read");
-	st = unacked_read_after(&h, cookie, "used-up");
-	if (node == 1) {
-		close(s);
-		munmap(region, OWNER_LEN);
-	}
-	hc_middle(&hc);
-	hc_end(&hc, -1);
-	if (node == 1 && distro_victim() && st == IBV_WC_SUCCESS)
+	if (unacked_finish(&hc, &h, s, region, cookie, "ACK read", "used-up"))
 		rt_skip("%s",
 			"distribution: a used-up key whose RDMA_MAP message is not acknowledged still opens its memory");
 }
@@ -487,7 +503,7 @@ void test_free_unacked(void)
 	struct rds_free_mr_args fa;
 	long long t0, took;
 	uint64_t cookie;
-	int s = -1, st = 0, ret, err;
+	int s = -1, ret, err;
 	struct hcase hc;
 	struct hp h;
 
@@ -511,15 +527,7 @@ void test_free_unacked(void)
 			    took);
 		EXPECT_EQ(unacked(hc.cfd, P_S1), 1);
 	}
-	sync_peer("freed");
-	st = unacked_read_after(&h, cookie, "freed");
-	if (node == 1) {
-		close(s);
-		munmap(region, OWNER_LEN);
-	}
-	hc_middle(&hc);
-	hc_end(&hc, -1);
-	if (node == 1 && distro_victim() && st == IBV_WC_SUCCESS)
+	if (unacked_finish(&hc, &h, s, region, cookie, "freed", "freed"))
 		rt_skip("distribution: a freed key a message holds still opens its memory");
 }
 
