@@ -26,10 +26,10 @@
  *                uses it: an empty datagram to port 0 of the peer is
  *                answered from there with an empty one, three times,
  *                both nodes at once
- *   peer_mpath   8 sockets on consecutive ports exchange numbered
+ *   peer_mpath   8 socket pairs, one on each path, exchange numbered
  *                datagrams: each arrives once, in order, per socket
  *                pair; the pair has as many paths as peer_info says,
- *                before and after
+ *                before and after, and between ours each sent some
  *
  * Environment: that of rds_remote, and RDS_ADDR6 / RDS_PEER_ADDR6.
  */
@@ -296,18 +296,54 @@ static void test_peer_ping(void)
 #define MP_COUNT	60
 
 /*
- * Multipath: MP_SOCKS sockets on consecutive ports, each talking to the
- * peer's socket on the same port (the sums of the two ports modulo 8
- * name the even paths; rds_tcp mpath drives all 8), exchange MP_COUNT
- * numbered datagrams each way per socket pair: each arrives once, in
+ * The port index of socket pair k on node @n: node 1's k, node 2's
+ * mp_port2[k].  The sums of the two ports are then 8, 10, 12, 14, 17,
+ * 19, 21 and 23 more than twice the case's first port: each path of the
+ * 8, (sport + dport) % 8 (wire 10.6), carries one pair.  (Equal ports
+ * would name the even paths only, and no pairing of two sets of 8
+ * consecutive ports names all 8.)
+ */
+static const int mp_port2[MP_SOCKS] = { 8, 9, 10, 11, 13, 14, 15, 16 };
+
+static int mp_port(int k, int n)
+{
+	return n == 1 ? k : mp_port2[k];
+}
+
+/*
+ * last_sent_nxt of this node's TCP connection to the peer on each path,
+ * by the path the lower address's port names (tp_rows()); 0 for none.
+ */
+static void mp_sent_nxt(int fd, uint32_t nxt[8])
+{
+	int lower = ntohl(addr_self.s_addr) < ntohl(addr_peer.s_addr), i;
+	struct rds_info_tcp_socket *r4;
+	socklen_t len;
+
+	memset(nxt, 0, 8 * sizeof(*nxt));
+	ASSERT_TRUE(rds_info_read(fd, RDS_INFO_TCP_SOCKETS, (void **)&r4,
+				  &len) >= 0,
+		    "RDS_INFO_TCP_SOCKETS: %s", rt_errname(errno));
+	for (i = 0; r4 && i < (int)(len / sizeof(*r4)); i++)
+		if (r4[i].local_addr == addr_self.s_addr &&
+		    r4[i].peer_addr == addr_peer.s_addr)
+			nxt[ntohs(lower ? r4[i].local_port :
+				  r4[i].peer_port) % 8] = r4[i].last_sent_nxt;
+	free(r4);
+}
+
+/*
+ * Multipath: MP_SOCKS socket pairs, one on each path (mp_port()),
+ * exchange MP_COUNT numbered datagrams each way: each arrives once, in
  * order, intact; the pair has tp_paths() TCP connections before and
- * after.
+ * after, and where that is 8 each of them sent some of the datagrams.
  */
 static void test_peer_mpath(void)
 {
 	static unsigned char buf[MAX_MSG], want[MAX_MSG];
 	unsigned int sent[MP_SOCKS] = {}, got[MP_SOCKS] = {}, done = 0, out = 0;
 	union rds_sa self, peer[MP_SOCKS], from;
+	uint32_t nxt0[8], nxt1[8];
 	int fd[MP_SOCKS], k;
 	long long until;
 	socklen_t fl;
@@ -316,8 +352,8 @@ static void test_peer_mpath(void)
 
 	tp_need_ours();
 	for (k = 0; k < MP_SOCKS; k++) {
-		fd[k] = tp_socket(k, &self);
-		peer[k] = peer_sa(k);
+		fd[k] = tp_socket(mp_port(k, node), &self);
+		peer[k] = peer_sa(mp_port(k, peer_node));
 	}
 	sync_peer("bound");
 	for (k = 0; k < MP_SOCKS; k++)
@@ -327,6 +363,7 @@ static void test_peer_mpath(void)
 		ASSERT_SYS_OK(recv(fd[k], &c, 1, 0));
 	sync_peer("started");
 	EXPECT_EQ(tp_rows(fd[0]), tp_paths());
+	mp_sent_nxt(fd[0], nxt0);
 	sync_peer("paths");
 	until = rt_now_ms() + rt_scaled_ms(120000);
 	while ((done < MP_SOCKS * MP_COUNT || out < MP_SOCKS * MP_COUNT) &&
@@ -380,6 +417,11 @@ static void test_peer_mpath(void)
 		EXPECT_SYS_ERR(recv(fd[k], buf, sizeof(buf), MSG_DONTWAIT),
 			       EAGAIN);
 	EXPECT_EQ(tp_rows(fd[0]), tp_paths());
+	mp_sent_nxt(fd[0], nxt1);
+	for (k = 0; tp_paths() == 8 && k < 8; k++)
+		EXPECT_TRUE(nxt1[k] && nxt1[k] != nxt0[k],
+			    "path %d sent no datagram (last_sent_nxt %u, before %u)",
+			    k, nxt1[k], nxt0[k]);
 	for (k = 0; k < MP_SOCKS; k++)
 		close(fd[k]);
 	sync_peer("done");
