@@ -15,15 +15,16 @@ int distro_victim(void)
 }
 
 /*
- * A TOS of the running case's own: k = 0 .. 7.  Never 0, the TOS of node
- * 2's own RDS connection to node 1 (the honest exchange of every case):
- * a hostile QP on that TOS takes over the honest connection, and each
- * side then drops the other's.  TOS is a byte, so 29 cases at most: a
- * wrap to 0 made flood_one, case 20, flood the honest connection's TOS.
+ * A TOS of the running case's own: k = 0 .. 7, from 16 (case 1) on,
+ * above rds_remote's fresh TOS values (5 to 15).  Never 0, the TOS of
+ * node 2's own RDS connection to node 1 (the honest exchange of every
+ * case): a hostile QP on that TOS takes over the honest connection, and
+ * each side then drops the other's.  TOS is a byte, so 30 cases at most:
+ * a wrap to 0 made flood_one, case 20, flood the honest connection's TOS.
  */
 uint8_t case_tos(int k)
 {
-	int tos = 16 + 8 * this_case() + k;
+	int tos = 8 + 8 * this_case() + k;
 
 	if (tos > 255 || k < 0 || k > 7) {
 		fprintf(stderr, "%s(%d) of case %d: past the TOS byte\n",

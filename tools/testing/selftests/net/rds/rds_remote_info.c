@@ -81,7 +81,7 @@ static long used_tos(int fd)
  * nodes has used yet, agreed by both: the lowest that neither node's
  * table has.  Connections stay until the modules go, so a message on it
  * opens a new connection, whatever ran before in this boot.  Other
- * programs keep out of the range (rds_hostile's TOS values start at 24,
+ * programs keep out of the range (rds_hostile's TOS values start at 16,
  * rds_rdma's at 40).
  */
 int fresh_tos(void)
