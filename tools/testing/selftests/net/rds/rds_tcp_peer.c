@@ -179,9 +179,10 @@ static int tp_paths(void)
  * tp_paths() of them or after 30 s (scaled), and 2 s more when that is
  * 1, for paths the peer would wrongly add; each to port 16385 of the
  * higher address, and with 8 the lower address's ports ending in each
- * path index once.  Return: how many.
+ * path index once.  With @nxt, each path's last_sent_nxt by that index
+ * (0 for none).  Return: how many.
  */
-static int tp_rows(int fd)
+static int tp_rows(int fd, uint32_t *nxt)
 {
 	long long until = rt_now_ms() + rt_scaled_ms(30000);
 	int want = tp_paths(), i, n;
@@ -206,8 +207,11 @@ static int tp_rows(int fd)
 		free(r4);
 		rt_sleep_ms(100);
 	}
+	if (nxt)
+		memset(nxt, 0, 8 * sizeof(*nxt));
 	for (i = 0; r4 && i < (int)(len / sizeof(*r4)); i++) {
 		int lower = ntohl(addr_self.s_addr) < ntohl(addr_peer.s_addr);
+		unsigned int path;
 
 		if (r4[i].local_addr != addr_self.s_addr ||
 		    r4[i].peer_addr != addr_peer.s_addr)
@@ -216,8 +220,10 @@ static int tp_rows(int fd)
 			ntohs(r4[i].local_port), ntohs(r4[i].peer_port));
 		EXPECT_EQ(ntohs(lower ? r4[i].peer_port : r4[i].local_port),
 			  TCP_PORT);
-		seen |= 1u << (ntohs(lower ? r4[i].local_port :
-				     r4[i].peer_port) % 8);
+		path = ntohs(lower ? r4[i].local_port : r4[i].peer_port) % 8;
+		seen |= 1u << path;
+		if (nxt)
+			nxt[path] = r4[i].last_sent_nxt;
 	}
 	free(r4);
 	if (want == 8)
@@ -241,7 +247,7 @@ static void test_peer_info(void)
 	ASSERT_SYS_OK(sendto(fd, &c, 1, 0, &peer.sa, sa_len(&peer)));
 	ASSERT_SYS_OK(recv(fd, &c, 1, 0));
 	sync_peer("received");
-	EXPECT_EQ(tp_rows(fd), tp_paths());
+	EXPECT_EQ(tp_rows(fd, NULL), tp_paths());
 	ASSERT_TRUE(rds_info_read(fd, RDS6_INFO_TCP_SOCKETS, (void **)&r6,
 				  &len) >= 0,
 		    "RDS6_INFO_TCP_SOCKETS: %s", rt_errname(errno));
@@ -311,28 +317,6 @@ static int mp_port(int k, int n)
 }
 
 /*
- * last_sent_nxt of this node's TCP connection to the peer on each path,
- * by the path the lower address's port names (tp_rows()); 0 for none.
- */
-static void mp_sent_nxt(int fd, uint32_t nxt[8])
-{
-	int lower = ntohl(addr_self.s_addr) < ntohl(addr_peer.s_addr), i;
-	struct rds_info_tcp_socket *r4;
-	socklen_t len;
-
-	memset(nxt, 0, 8 * sizeof(*nxt));
-	ASSERT_TRUE(rds_info_read(fd, RDS_INFO_TCP_SOCKETS, (void **)&r4,
-				  &len) >= 0,
-		    "RDS_INFO_TCP_SOCKETS: %s", rt_errname(errno));
-	for (i = 0; r4 && i < (int)(len / sizeof(*r4)); i++)
-		if (r4[i].local_addr == addr_self.s_addr &&
-		    r4[i].peer_addr == addr_peer.s_addr)
-			nxt[ntohs(lower ? r4[i].local_port :
-				  r4[i].peer_port) % 8] = r4[i].last_sent_nxt;
-	free(r4);
-}
-
-/*
  * Multipath: MP_SOCKS socket pairs, one on each path (mp_port()),
  * exchange MP_COUNT numbered datagrams each way: each arrives once, in
  * order, intact; the pair has tp_paths() TCP connections before and
@@ -362,8 +346,7 @@ static void test_peer_mpath(void)
 	for (k = 0; k < MP_SOCKS; k++)
 		ASSERT_SYS_OK(recv(fd[k], &c, 1, 0));
 	sync_peer("started");
-	EXPECT_EQ(tp_rows(fd[0]), tp_paths());
-	mp_sent_nxt(fd[0], nxt0);
+	EXPECT_EQ(tp_rows(fd[0], nxt0), tp_paths());
 	sync_peer("paths");
 	until = rt_now_ms() + rt_scaled_ms(120000);
 	while ((done < MP_SOCKS * MP_COUNT || out < MP_SOCKS * MP_COUNT) &&
@@ -416,8 +399,7 @@ static void test_peer_mpath(void)
 	for (k = 0; k < MP_SOCKS; k++)
 		EXPECT_SYS_ERR(recv(fd[k], buf, sizeof(buf), MSG_DONTWAIT),
 			       EAGAIN);
-	EXPECT_EQ(tp_rows(fd[0]), tp_paths());
-	mp_sent_nxt(fd[0], nxt1);
+	EXPECT_EQ(tp_rows(fd[0], nxt1), tp_paths());
 	for (k = 0; tp_paths() == 8 && k < 8; k++)
 		EXPECT_TRUE(nxt1[k] && nxt1[k] != nxt0[k],
 			    "path %d sent no datagram (last_sent_nxt %u, before %u)",
