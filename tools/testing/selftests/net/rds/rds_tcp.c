@@ -116,7 +116,8 @@
  *                    once and in order per socket pair (the distribution
  *                    makes its own 8 paths, paired by arrival order)
  *   mpath_reset      the same with every TCP connection reset halfway
- *                    (ss -K): exactly once, in order, 8 paths again
+ *                    (ss -K), the second half sent after it: exactly
+ *                    once, in order, 8 paths again
  *   mpath_cut        the same with the link cut for 3 s halfway
  *
  * Needs root, ip, tc (sch_netem) and the veth module.
@@ -2189,8 +2190,14 @@ static void test_drain_held(void)
 
 /*
  * MP_COUNT numbered datagrams each way between each of @n pairs of
- * sockets, all in flight at once, @mid halfway: each arrives once, in
- * order per pair, intact, from its socket, within @limit_ms.
+ * sockets, all in flight at once: each arrives once, in order per pair,
+ * intact, from its socket, within @limit_ms.  With @mid, each socket
+ * sends its first half, @mid happens once half of those were read, and
+ * only then the second half goes: the paths must come back for it.
+ * Sent all at once, everything could have arrived before @mid (a busy
+ * host reads late: make check's 6.12 lane did), which left nothing to
+ * reconnect for: our module reconnects for what waits to be sent, and
+ * the pair's paths stayed down.
  */
 static void tc_mp_exchange(const int *fa, const int *fb, unsigned short k,
 			   int n, int limit_ms, void (*mid)(void))
@@ -2198,6 +2205,7 @@ static void tc_mp_exchange(const int *fa, const int *fb, unsigned short k,
 	unsigned int sent[2][MP_SOCKS] = {}, got[2][MP_SOCKS] = {}, done = 0;
 	long long start = rt_now_ms(), until = start + limit_ms;
 	static unsigned char buf[MAX_MSG], want[MAX_MSG];
+	unsigned int cap = mid ? MP_COUNT / 2 : MP_COUNT;
 	struct sockaddr_in to[2][MP_SOCKS];
 	struct sockaddr_storage from;
 	int d, p, bad = 0;
@@ -2210,7 +2218,7 @@ static void tc_mp_exchange(const int *fa, const int *fb, unsigned short k,
 	while (done < 2u * n * MP_COUNT && rt_now_ms() < until && !bad) {
 		for (d = 0; d < 2; d++)
 			for (p = 0; p < n; p++)
-				while (sent[d][p] < MP_COUNT) {
+				while (sent[d][p] < cap) {
 					int fd = d ? fb[p] : fa[p];
 
 					tc_fill(buf, d + 2 * p, sent[d][p]);
@@ -2227,9 +2235,10 @@ static void tc_mp_exchange(const int *fa, const int *fb, unsigned short k,
 					sent[d][p]++;
 				}
 		rt_sleep_ms(20);
-		if (mid && done >= (unsigned int)n * MP_COUNT) {
+		if (mid && done >= (unsigned int)n * MP_COUNT / 2) {
 			mid();
 			mid = NULL;
+			cap = MP_COUNT;
 		}
 		for (d = 0; d < 2 && !bad; d++)	/* d: the sender */
 			for (p = 0; p < n && !bad; p++) {
@@ -2310,9 +2319,10 @@ static void tc_mp_quiet(int fd, struct rds_info_tcp_socket *rows)
 /*
  * The multipath cases: MP_SOCKS sockets each side, on MP_PORT_A(k, p)
  * and MP_PORT_B(k, p); one datagram A to B on each starts the pair, whose
- * 8 paths come up (tc_mp_paths()); then the exchange, @mid halfway,
- * and the paths are all there again.  Between ours, with @mid NULL,
- * every path carried datagrams: each row's last_sent_nxt moved.
+ * 8 paths come up (tc_mp_paths()); then the exchange, @mid halfway
+ * (tc_mp_exchange()), and the paths are all there again.  Between ours,
+ * with @mid NULL, every path carried datagrams: each row's
+ * last_sent_nxt moved.
  */
 static void tc_mpath(unsigned short k, void (*mid)(void))
 {
