@@ -157,6 +157,70 @@ static bool rds_conn_tx_moving(struct rds_conn *conn, unsigned long timeout)
 }
 
 /*
+ * Sample the send queue once a watchdog period: tx_stuck_since is when
+ * work was first seen posted since the last send completion, 0 while
+ * nothing is posted.  A lower bound, to a period, of how long the QP has
+ * sat on work it does not complete (rds_conn_tx_stuck()).
+ */
+static void rds_conn_tx_sample(struct rds_conn *conn)
+{
+	unsigned long since = READ_ONCE(conn->tx_stuck_since);
+	unsigned long idle = 0, now = jiffies;
+	unsigned int posted = 0;
+
+	if (!conn->trans->conn_tx_state)
+		return;
+	conn->trans->conn_tx_state(conn, &posted, &idle);
+	if (!posted)
+		since = 0;
+	else if (!since || idle < now - since)	/* one completed since */
+		since = now ?: 1;
+	WRITE_ONCE(conn->tx_stuck_since, since);
+}
+
+/*
+ * How long work has sat posted on @conn with no send completion since,
+ * as far as the watchdog's samples tell (0: not stuck), and how much is
+ * posted (@posted).  Takes the sample: the next incarnation starts
+ * afresh.
+ */
+static unsigned long rds_conn_tx_stuck(struct rds_conn *conn,
+				       unsigned int *posted)
+{
+	unsigned long since = xchg(&conn->tx_stuck_since, 0);
+	unsigned long idle = 0, now = jiffies;
+
+	*posted = 0;
+	if (!since || !conn->trans->conn_tx_state)
+		return 0;
+	conn->trans->conn_tx_state(conn, posted, &idle);
+	if (!*posted || idle < now - since)
+		return 0;
+	return now - since;
+}
+
+/*
+ * A connection going down while its QP sat on posted work for
+ * RDS_CONN_STUCK_REPORT_MS or more says so in the kernel log: when the
+ * peer's watchdog tears it down, our end's send queue may be what
+ * stopped (soft-RoCE that neither sends nor retransmits, our ACKs
+ * behind it), which only this end can see.
+ */
+#define RDS_CONN_STUCK_REPORT_MS	2000
+
+static void rds_conn_stuck_report(struct rds_conn *conn)
+{
+	unsigned int posted;
+	unsigned long stuck = rds_conn_tx_stuck(conn, &posted);
+
+	if (stuck < msecs_to_jiffies(RDS_CONN_STUCK_REPORT_MS))
+		return;
+	pr_warn_ratelimited("rds_zc: %pI6c to %pI6c: going down with %u work requests posted and none completed for %u ms\n",
+			    &conn->laddr, &conn->faddr, posted,
+			    jiffies_to_msecs(stuck));
+}
+
+/*
  * A connection whose oldest message waits longer than unacked_timeout_ms
  * for its acknowledgment, while its sends do not move, is dead even if
  * the transport did not notice: drop it, and the reconnect resends what
@@ -183,6 +247,7 @@ void rds_conn_watchdog_work(struct work_struct *work)
 	if (rds_conn_state(conn) != RDS_CONN_UP ||
 	    test_bit(RDS_CONN_DEAD, &conn->flags))
 		return;
+	rds_conn_tx_sample(conn);
 	if (challenged && ms && time_before(jiffies, challenged + timeout) &&
 	    ms > RDS_CONN_CHALLENGE_MS) {
 		ms = RDS_CONN_CHALLENGE_MS;
@@ -198,6 +263,8 @@ void rds_conn_watchdog_work(struct work_struct *work)
 	if (waited && !rds_conn_tx_moving(conn, timeout)) {
 		rds_stat_inc(RDS_STAT_CONN_ACK_TIMEOUT);
 		rds_conn_watchdog_report(conn, seq, waited);
+		/* Reported: the shutdown does not say it again. */
+		WRITE_ONCE(conn->tx_stuck_since, 0);
 		rds_zc_conn_drop(conn, "no ACK progress");
 		return;
 	}
@@ -272,6 +339,7 @@ void rds_conn_shutdown_work(struct work_struct *work)
 				"shutdown"))
 		goto out;
 
+	rds_conn_stuck_report(conn);
 	conn->trans->conn_shutdown(conn);
 	if (conn->xmit_msg) {
 		rds_msg_put(conn->xmit_msg);
@@ -464,6 +532,7 @@ void rds_zc_conn_connected(struct rds_conn *conn)
 	rds_stat_inc(RDS_STAT_CONN_UP);
 	WRITE_ONCE(conn->reconnect_delay, 0);
 	WRITE_ONCE(conn->challenged, 0);
+	WRITE_ONCE(conn->tx_stuck_since, 0);
 	clear_bit(RDS_CONN_RACE_YIELD_NEXT, &conn->flags);
 	set_bit(RDS_CONN_CONG_PENDING, &conn->flags);
 	/* Being destroyed: queue nothing (see rds_conn_destroy()). */

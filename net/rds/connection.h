@@ -187,6 +187,13 @@ struct rds_conn {
 	 * it went UP; READ_ONCE/WRITE_ONCE, no lock.
 	 */
 	unsigned long	challenged;
+	/*
+	 * The watchdog's sample of the send queue (rds_conn_tx_sample()):
+	 * jiffies since when work has been posted with no send completion,
+	 * 0 if none was seen; written by watchdog_w while UP, taken by
+	 * shutdown_w.  READ_ONCE/WRITE_ONCE and xchg(), no lock.
+	 */
+	unsigned long	tx_stuck_since;
 	/* jiffies of the last message queued by a socket or received */
 	unsigned long	last_used;
 	struct rds_conn_peer *peer;	/* its remote address's count */

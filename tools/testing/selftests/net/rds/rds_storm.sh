@@ -371,8 +371,10 @@ lossy_diag() {	# lossy_diag LOADFILE
 	diag "$(rdma statistic show link "$DEV/1" 2>&1)"
 }
 
-# The ACK watchdog's kernel log line (net/rds/conn_state.c).
+# The ACK watchdog's kernel log line (net/rds/conn_state.c), and the
+# one of a connection going down while its QP sat on posted work.
 WD_REPORT='rds_zc: .* not acknowledged in [0-9]* ms; [0-9]* work requests posted, last send completion [0-9]* ms ago'
+WD_STUCK='rds_zc: .* going down with [0-9]* work requests posted and none completed for [0-9]* ms'
 
 # lossy's record, on node 1 (the initiator), of what ended RDMAs
 # DROPPED: our module's tracepoints rds_conn_state (each state change of
@@ -439,15 +441,20 @@ lossy_drops() {
 	}' "$1"
 }
 
-# wd_reports FILE: the watchdog reports in FILE on the connection
-# between the two nodes (either direction), in order, one a line:
-# "stall" for a QP that stopped (work requests posted, and no send
+# wd_reports FILE [stuck]: the watchdog reports in FILE on the
+# connection between the two nodes (either direction), in order, one a
+# line: "stall" for a QP that stopped (work requests posted, and no send
 # completion for 2 s or more, about four of rxe's retransmission
-# timeouts), else "acks" (the peer did not acknowledge).
+# timeouts), else "acks" (the peer did not acknowledge).  With "stuck",
+# the reports of the connection going down instead (WD_STUCK), each a
+# stall: its QP sat on posted work for 2 s or more.
 wd_reports() {
 	local a=$RDS_ADDR b=$RDS_PEER_ADDR
+	local re='message .* \([0-9]*\) work requests posted, last send completion \([0-9]*\) ms ago'
 
-	sed -n 's/.*rds_zc: \([^ ]*\) to \([^ ]*\): message .* \([0-9]*\) work requests posted, last send completion \([0-9]*\) ms ago.*/\1 \2 \3 \4/p' "$1" 2>/dev/null |
+	[ "${2:-}" = stuck ] &&
+		re='going down with \([0-9]*\) work requests posted and none completed for \([0-9]*\) ms'
+	sed -n "s/.*rds_zc: \\([^ ]*\\) to \\([^ ]*\\): $re.*/\\1 \\2 \\3 \\4/p" "$1" 2>/dev/null |
 		awk -v a="$a" -v b="$b" '
 		function is(x, y) { return x == y || x == "::ffff:" y }
 		(is($1, a) && is($2, b)) || (is($1, b) && is($2, a)) {
@@ -469,11 +476,14 @@ wd_reports() {
 # watchdog's drop of a stalled QP: node 1's own ("no ACK progress"),
 # whose report (node 1's K-th on the connection: the watchdog prints it
 # right before the drop) must be a stall, or, when node 1 saw the peer
-# tear the connection down, one of node 2's reports of a stall on it,
-# each used once.  The pair may have no more DROPPED than 4 per such
+# tear the connection down, one of node 2's reports of a stall on it or
+# one of node 1's that its own QP sat on posted work as the connection
+# went down (WD_STUCK: node 2's watchdog then reports only that node 1
+# did not acknowledge, which node 1's ACKs, stuck behind that work, could
+# not do), each used once.  The pair may have no more DROPPED than 4 per such
 # drop.  Anything else, or any other status or error, fails.
 lossy_judge() {
-	local file=$1 drops=$2 wd1=$3 wd2=$4 line dropped n2 stalls=0 peer_torn=0
+	local file=$1 drops=$2 wd1=$3 wd2=$4 line dropped n2 n1s stalls=0 peer_torn=0
 	local k cnt own why un total r1=()
 
 	line=$(grep '^load: ' "$file") || return 1
@@ -487,9 +497,10 @@ lossy_judge() {
 	fi
 	mapfile -t r1 < <(wd_reports "$wd1")
 	n2=$(wd_reports "$wd2" | grep -c stall)
+	n1s=$(wd_reports "$wd1" stuck | grep -c stall)
 	un=$(sed -n 's/^unexplained //p' "$drops")
 	total=$(sed -n 's/^total //p' "$drops")
-	diag "$dropped RDMA(s) DROPPED; node 1's trace: $(tr '\n' ';' < "$drops") watchdog reports: node 1 ${r1[*]:-none}, node 2 $n2 of a stall"
+	diag "$dropped RDMA(s) DROPPED; node 1's trace: $(tr '\n' ';' < "$drops") watchdog reports: node 1 ${r1[*]:-none}, node 2 $n2 of a stall; node 1 went down stuck $n1s times"
 	if [ "${un:-1}" != 0 ] || [ "${total:-0}" != "$TOTAL_DROPPED" ]; then
 		diag "DROPPED outside a drop of the connection: ${un:-?}; traced ${total:-?}, counted by the pairs $TOTAL_DROPPED"
 		return 1
@@ -510,8 +521,8 @@ lossy_judge() {
 		fi
 		stalls=$((stalls + 1))
 	done < "$drops"
-	if [ "$peer_torn" -gt "$n2" ]; then
-		diag "$peer_torn drops by the peer ended RDMAs; node 2 reported $n2 stalls"
+	if [ "$peer_torn" -gt $((n2 + n1s)) ]; then
+		diag "$peer_torn drops by the peer ended RDMAs; node 2 reported $n2 stalls, node 1 went down stuck $n1s times"
 		return 1
 	fi
 	[ "$dropped" -le $((4 * stalls)) ] || return 1
@@ -557,7 +568,7 @@ case_lossy() {
 	result "$rc" "$name: $netdev loses 3 % of the frames it sends"
 	# The watchdog's reports of this case, on both nodes; node 1's
 	# drops of the connection and the RDMAs each ended DROPPED.
-	dmesg | tail -n +$((w0 + 1)) | grep "$WD_REPORT" > "$work/$name.watchdog"
+	dmesg | tail -n +$((w0 + 1)) | grep -e "$WD_REPORT" -e "$WD_STUCK" > "$work/$name.watchdog"
 	if [ "$traced" = 1 ] && lossy_trace_stop "$work/$name.trace"; then
 		lossy_drops "$work/$name.trace" > "$work/$name.drops"
 	fi
